@@ -1,0 +1,20 @@
+#pragma once
+// One function per top-level command: it declares the command's options and returns how to run
+// it. Running happens after parsing, so logging is configured before any command does work.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+#include "global_options.hpp"
+
+namespace aitk::cli {
+
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<int()> run;  // returns the exit code; errors are thrown
+};
+
+Command add_pep_command(CLI::App& app, GlobalOptions& globals);
+Command add_setup_command(CLI::App& app, GlobalOptions& globals);
+
+}  // namespace aitk::cli

@@ -1,0 +1,67 @@
+#include "global_options.hpp"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
+namespace aitk::cli {
+
+void add_global_options(CLI::App& app, GlobalOptions& g) {
+    const char* group = "Global options";
+    app.add_option("--cache-dir", g.cache_dir, "Cache root")
+        ->envname("AITK_ENV_CACHE_DIR")
+        ->group(group);
+    app.add_option("--index-url", g.index_url, "Primary simple index")
+        ->envname("AITK_ENV_INDEX_URL")
+        ->group(group);
+    app.add_option("--extra-index-url", g.extra_index_urls, "More indexes, lower priority")
+        ->envname("AITK_ENV_EXTRA_INDEX_URL")
+        ->delimiter(' ')
+        ->group(group);
+    app.add_option("--find-links", g.find_links, "Flat folders or pages of wheels")
+        ->envname("AITK_ENV_FIND_LINKS")
+        ->delimiter(' ')
+        ->group(group);
+    app.add_option("--torch-index-url", g.torch_index_url,
+                   "Base of the backend indexes (backend B lives at URL/B/)")
+        ->envname("AITK_ENV_TORCH_INDEX_URL")
+        ->group(group);
+    app.add_flag("--offline", g.offline, "Never touch the network")
+        ->envname("AITK_ENV_OFFLINE")
+        ->group(group);
+    app.add_flag("--json", g.json, "Machine-readable result on stdout")->group(group);
+    app.add_flag(
+           "-v,--verbose", [&g](std::int64_t n) { g.verbosity += static_cast<int>(n); },
+           "More output")
+        ->group(group);
+    app.add_flag(
+           "-q,--quiet", [&g](std::int64_t n) { g.verbosity -= static_cast<int>(n); },
+           "Less output")
+        ->group(group);
+    app.add_flag("--no-progress", g.no_progress, "No progress bars")->group(group);
+    app.add_option("--color", g.color, "Colour output")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->group(group);
+}
+
+void apply_logging(const GlobalOptions& g) {
+    auto logger = spdlog::stderr_color_mt("aitk-env");
+    spdlog::set_default_logger(logger);
+    spdlog::set_pattern("%^%l%$: %v");
+    if (g.verbosity >= 2) {
+        spdlog::set_level(spdlog::level::trace);
+    } else if (g.verbosity == 1) {
+        spdlog::set_level(spdlog::level::debug);
+    } else if (g.verbosity < 0) {
+        spdlog::set_level(spdlog::level::err);
+    } else {
+        spdlog::set_level(spdlog::level::info);
+    }
+    bool no_color = g.color == "never" || (g.color == "auto" && std::getenv("NO_COLOR"));
+    if (no_color) {
+        logger->set_pattern("%l: %v");
+    }
+}
+
+}  // namespace aitk::cli

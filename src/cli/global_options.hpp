@@ -1,0 +1,26 @@
+#pragma once
+// Options every command accepts (CLI-CONTRACT.md "Global options").
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace aitk::cli {
+
+struct GlobalOptions {
+    std::string cache_dir;
+    std::string index_url;
+    std::vector<std::string> extra_index_urls;
+    std::vector<std::string> find_links;
+    std::string torch_index_url;
+    bool offline = false;
+    bool json = false;
+    int verbosity = 0;  // -v raises, -q lowers
+    bool no_progress = false;
+    std::string color = "auto";
+};
+
+void add_global_options(CLI::App& app, GlobalOptions& globals);
+void apply_logging(const GlobalOptions& globals);
+
+}  // namespace aitk::cli

@@ -1,0 +1,46 @@
+// aitk-env entry point: parse the command line, run one verb, map every error to an exit code.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+#include <vector>
+
+#include "aitk/util/error.hpp"
+#include "commands.hpp"
+#include "global_options.hpp"
+
+int main(int argc, char** argv) {
+    using aitk::util::ExitCode;
+    CLI::App app{"aitk-env: correct, reproducible Python + PyTorch environments for AI training",
+                 "aitk-env"};
+    app.set_version_flag("--version", std::string("aitk-env ") + AITK_ENV_VERSION);
+    app.require_subcommand(1);
+    app.fallthrough();  // global options are accepted before or after the command
+
+    aitk::cli::GlobalOptions globals;
+    aitk::cli::add_global_options(app, globals);
+    std::vector<aitk::cli::Command> commands;
+    commands.push_back(aitk::cli::add_pep_command(app, globals));
+    commands.push_back(aitk::cli::add_setup_command(app, globals));
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+    }
+    try {
+        aitk::cli::apply_logging(globals);
+        for (auto& command : commands) {
+            if (command.app->parsed()) return command.run();
+        }
+        return static_cast<int>(ExitCode::bad_input);
+    } catch (const aitk::util::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        if (!e.hint().empty()) std::cerr << "hint: " << e.hint() << "\n";
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return static_cast<int>(ExitCode::failure);
+    }
+}

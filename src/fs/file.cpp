@@ -1,0 +1,81 @@
+#include "aitk/fs/file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#ifndef _WIN32
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
+#include "aitk/util/error.hpp"
+
+namespace aitk::fs {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
+    throw util::Error(util::ExitCode::failure,
+                      what + " " + path.string() + ": " + std::strerror(err));
+}
+
+std::filesystem::path temp_sibling(const std::filesystem::path& path) {
+    std::random_device rd;
+    std::ostringstream name;
+    name << '.' << path.filename().string() << '.' << std::hex << rd() << rd() << ".tmp";
+    return path.parent_path() / name.str();
+}
+
+}  // namespace
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail("cannot read", path, errno);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) fail("cannot read", path, errno);
+    return ss.str();
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+    std::filesystem::path tmp = temp_sibling(path);
+#ifndef _WIN32
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) fail("cannot create", tmp, errno);
+    std::size_t done = 0;
+    while (done < content.size()) {
+        ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int err = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            fail("cannot write", tmp, err);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        int err = errno;
+        ::unlink(tmp.c_str());
+        fail("cannot flush", tmp, err);
+    }
+#else
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        out.flush();
+        if (!out) fail("cannot write", tmp, errno);
+    }
+#endif
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp);
+        throw util::Error(util::ExitCode::failure,
+                          "cannot replace " + path.string() + ": " + ec.message());
+    }
+}
+
+}  // namespace aitk::fs

@@ -1,0 +1,409 @@
+#include "aitk/pep/version.hpp"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <limits>
+
+#include "aitk/util/strings.hpp"
+
+namespace aitk::pep {
+namespace {
+
+using util::is_ascii_alnum;
+using util::is_ascii_digit;
+using util::to_ascii_lower;
+
+bool is_separator(char c) noexcept {
+    return c == '-' || c == '_' || c == '.';
+}
+
+// A cursor over the version text. Matching is case-insensitive, as packaging's regex is.
+class Scanner {
+  public:
+    explicit Scanner(std::string_view text) : text_(text) {}
+
+    bool at_end() const noexcept { return pos_ >= text_.size(); }
+    std::size_t pos() const noexcept { return pos_; }
+    void reset(std::size_t pos) noexcept { pos_ = pos; }
+    char peek(std::size_t ahead = 0) const noexcept {
+        return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+    }
+    void advance(std::size_t n = 1) noexcept { pos_ += n; }
+
+    bool digit_at(std::size_t ahead) const noexcept { return is_ascii_digit(peek(ahead)); }
+
+    // Consumes `word` case-insensitively if it is next.
+    bool take_word(std::string_view word) noexcept {
+        if (text_.size() - pos_ < word.size()) return false;
+        for (std::size_t i = 0; i < word.size(); ++i) {
+            if (to_ascii_lower(text_[pos_ + i]) != word[i]) return false;
+        }
+        pos_ += word.size();
+        return true;
+    }
+
+    // Reads [0-9]+ into `out`; false on overflow (the caller reports it).
+    bool take_number(std::uint64_t& out) noexcept {
+        out = 0;
+        while (digit_at(0)) {
+            auto d = static_cast<std::uint64_t>(text_[pos_] - '0');
+            if (out > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return false;
+            out = out * 10 + d;
+            ++pos_;
+        }
+        return true;
+    }
+
+  private:
+    std::string_view text_;
+    std::size_t pos_ = 0;
+};
+
+struct Keyword {
+    std::string_view word;
+    PreKind kind;
+};
+
+// Longest spellings first: each keyword is always followed by a separator, digit, '+' or the
+// end, so the longest match never steals what a shorter one would have left for a later part.
+constexpr std::array<Keyword, 8> kPreKeywords{{
+    {"preview", PreKind::rc},
+    {"alpha", PreKind::alpha},
+    {"beta", PreKind::beta},
+    {"pre", PreKind::rc},
+    {"rc", PreKind::rc},
+    {"a", PreKind::alpha},
+    {"b", PreKind::beta},
+    {"c", PreKind::rc},
+}};
+constexpr std::array<std::string_view, 3> kPostKeywords{"post", "rev", "r"};
+
+// Reads "[sep]?<digits>" after a keyword; a separator not followed by a digit is left alone
+// (it belongs to the next part, as in "1.0a.post1"). Missing digits mean 0.
+bool take_optional_number(Scanner& s, std::uint64_t& out, bool& overflow) {
+    out = 0;
+    std::size_t start = s.pos();
+    if (is_separator(s.peek()) && s.digit_at(1)) s.advance();
+    if (!s.digit_at(0)) {
+        s.reset(start);
+        return true;
+    }
+    if (!s.take_number(out)) {
+        overflow = true;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string_view pre_kind_string(PreKind kind) noexcept {
+    switch (kind) {
+        case PreKind::alpha:
+            return "a";
+        case PreKind::beta:
+            return "b";
+        case PreKind::rc:
+            return "rc";
+    }
+    return "rc";
+}
+
+Parsed<Version> Version::parse(std::string_view text) {
+    std::string_view body = util::trim(text);
+    const std::size_t offset = static_cast<std::size_t>(body.data() - text.data());
+    Scanner s(body);
+    auto fail = [&](std::string message, std::size_t at) {
+        return parse_error("invalid version: " + message, text, offset + at);
+    };
+    auto overflow = [&](std::size_t at) { return fail("number is too large", at); };
+
+    if (body.empty()) return parse_error("invalid version: empty string", text);
+    if (s.peek() == 'v' || s.peek() == 'V') s.advance();
+
+    Version v;
+    v.release_.clear();
+    if (!s.digit_at(0)) return fail("expected a release number such as 1.0", s.pos());
+
+    // Epoch or first release component.
+    std::uint64_t n = 0;
+    std::size_t start = s.pos();
+    if (!s.take_number(n)) return overflow(start);
+    if (s.peek() == '!') {
+        s.advance();
+        v.epoch_ = n;
+        if (!s.digit_at(0)) return fail("expected a release number after the epoch '!'", s.pos());
+        start = s.pos();
+        if (!s.take_number(n)) return overflow(start);
+    }
+    v.release_.push_back(n);
+    while (s.peek() == '.' && s.digit_at(1)) {
+        s.advance();
+        start = s.pos();
+        if (!s.take_number(n)) return overflow(start);
+        v.release_.push_back(n);
+    }
+
+    bool too_large = false;
+    // Pre-release: [sep]? (a|b|rc|alpha|beta|c|pre|preview) [sep]? [N]
+    {
+        std::size_t before = s.pos();
+        if (is_separator(s.peek())) s.advance();
+        bool found = false;
+        for (const Keyword& k : kPreKeywords) {
+            if (s.take_word(k.word)) {
+                std::uint64_t num = 0;
+                if (!take_optional_number(s, num, too_large)) return overflow(before);
+                v.pre_ = PreRelease{k.kind, num};
+                found = true;
+                break;
+            }
+        }
+        if (!found) s.reset(before);
+    }
+    // Post-release: "-N" or [sep]? (post|rev|r) [sep]? [N]
+    {
+        std::size_t before = s.pos();
+        if (s.peek() == '-' && s.digit_at(1)) {
+            s.advance();
+            std::uint64_t num = 0;
+            if (!s.take_number(num)) return overflow(before);
+            v.post_ = num;
+        } else {
+            if (is_separator(s.peek())) s.advance();
+            bool found = false;
+            for (std::string_view word : kPostKeywords) {
+                if (s.take_word(word)) {
+                    std::uint64_t num = 0;
+                    if (!take_optional_number(s, num, too_large)) return overflow(before);
+                    v.post_ = num;
+                    found = true;
+                    break;
+                }
+            }
+            if (!found) s.reset(before);
+        }
+    }
+    // Development release: [sep]? dev [sep]? [N]
+    {
+        std::size_t before = s.pos();
+        if (is_separator(s.peek())) s.advance();
+        if (s.take_word("dev")) {
+            std::uint64_t num = 0;
+            if (!take_optional_number(s, num, too_large)) return overflow(before);
+            v.dev_ = num;
+        } else {
+            s.reset(before);
+        }
+    }
+    // Local label: + [a-z0-9]+ ([-_.][a-z0-9]+)*, normalised to lower case with '.' separators
+    // and numeric segments without leading zeros.
+    if (s.peek() == '+') {
+        s.advance();
+        std::size_t label_start = s.pos();
+        while (true) {
+            std::size_t seg_start = s.pos();
+            bool numeric = true;
+            while (is_ascii_alnum(s.peek())) {
+                numeric = numeric && is_ascii_digit(s.peek());
+                s.advance();
+            }
+            if (s.pos() == seg_start) {
+                return fail(s.pos() == label_start
+                                ? "expected a local version label after '+'"
+                                : "expected letters or digits after a separator in the local "
+                                  "version label",
+                            s.pos());
+            }
+            std::string_view seg = body.substr(seg_start, s.pos() - seg_start);
+            if (!v.local_.empty()) v.local_ += '.';
+            if (numeric) {
+                std::size_t nz = seg.find_first_not_of('0');
+                v.local_ += nz == std::string_view::npos ? std::string_view("0") : seg.substr(nz);
+            } else {
+                for (char c : seg)
+                    v.local_ += to_ascii_lower(c);
+            }
+            if (is_separator(s.peek()) && is_ascii_alnum(s.peek(1))) {
+                s.advance();
+                continue;
+            }
+            break;
+        }
+    }
+    if (!s.at_end()) {
+        char c = s.peek();
+        std::string what = c == '+' ? "a second '+' (only one local label is allowed)"
+                                    : std::string("unexpected character '") + c + "'";
+        return fail(what, s.pos());
+    }
+    return v;
+}
+
+namespace {
+
+// Orders two local labels segment by segment: numbers compare numerically and sort after
+// strings; a label that is a prefix of another sorts first.
+std::strong_ordering compare_local(std::string_view a, std::string_view b) noexcept {
+    auto next = [](std::string_view& rest) {
+        std::size_t dot = rest.find('.');
+        std::string_view seg = rest.substr(0, dot);
+        rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
+        return seg;
+    };
+    auto is_num = [](std::string_view seg) {
+        return std::all_of(seg.begin(), seg.end(), [](char c) { return is_ascii_digit(c); });
+    };
+    while (!a.empty() && !b.empty()) {
+        std::string_view sa = next(a);
+        std::string_view sb = next(b);
+        bool na = is_num(sa);
+        bool nb = is_num(sb);
+        if (na != nb) return na ? std::strong_ordering::greater : std::strong_ordering::less;
+        if (na) {
+            // Normalised numbers have no leading zeros: longer means larger.
+            if (sa.size() != sb.size()) return sa.size() <=> sb.size();
+        }
+        int c = sa.compare(sb);
+        if (c != 0) return c <=> 0;
+    }
+    return !a.empty() <=> !b.empty();
+}
+
+std::size_t significant_length(std::span<const std::uint64_t> release) noexcept {
+    std::size_t n = release.size();
+    while (n > 0 && release[n - 1] == 0)
+        --n;
+    return n;
+}
+
+}  // namespace
+
+std::strong_ordering operator<=>(const Version& a, const Version& b) noexcept {
+    if (auto c = a.epoch_ <=> b.epoch_; c != 0) return c;
+    std::size_t la = significant_length(a.release_);
+    std::size_t lb = significant_length(b.release_);
+    for (std::size_t i = 0; i < std::min(la, lb); ++i) {
+        if (auto c = a.release_[i] <=> b.release_[i]; c != 0) return c;
+    }
+    if (auto c = la <=> lb; c != 0) return c;
+
+    // Pre-release rank: a dev-only release (1.0.dev1) sorts before any pre-release of the same
+    // release; a final or post release sorts after them.
+    auto pre_rank = [](const Version& v) -> int {
+        if (v.pre_) return 1;
+        if (!v.post_ && v.dev_) return 0;
+        return 2;
+    };
+    int ra = pre_rank(a);
+    int rb = pre_rank(b);
+    if (auto c = ra <=> rb; c != 0) return c;
+    if (ra == 1) {
+        if (auto c = a.pre_->kind <=> b.pre_->kind; c != 0) return c;
+        if (auto c = a.pre_->number <=> b.pre_->number; c != 0) return c;
+    }
+    // No post release sorts first.
+    if (auto c = a.post_.has_value() <=> b.post_.has_value(); c != 0) return c;
+    if (a.post_) {
+        if (auto c = *a.post_ <=> *b.post_; c != 0) return c;
+    }
+    // No dev release sorts last.
+    if (auto c = b.dev_.has_value() <=> a.dev_.has_value(); c != 0) return c;
+    if (a.dev_) {
+        if (auto c = *a.dev_ <=> *b.dev_; c != 0) return c;
+    }
+    return compare_local(a.local_, b.local_);
+}
+
+std::size_t Version::hash() const noexcept {
+    auto mix = [](std::size_t h, std::uint64_t x) {
+        return h ^ (std::hash<std::uint64_t>{}(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+    };
+    std::size_t h = mix(0, epoch_);
+    std::size_t n = significant_length(release_);
+    for (std::size_t i = 0; i < n; ++i)
+        h = mix(h, release_[i]);
+    h = mix(h, pre_ ? (static_cast<std::uint64_t>(pre_->kind) + 1) : 0);
+    h = mix(h, pre_ ? pre_->number : 0);
+    h = mix(h, post_ ? *post_ + 1 : 0);
+    h = mix(h, dev_ ? *dev_ + 1 : 0);
+    return mix(h, std::hash<std::string>{}(local_));
+}
+
+std::string Version::public_string() const {
+    std::string out;
+    out.reserve(16);
+    if (epoch_ != 0) {
+        out += std::to_string(epoch_);
+        out += '!';
+    }
+    for (std::size_t i = 0; i < release_.size(); ++i) {
+        if (i) out += '.';
+        out += std::to_string(release_[i]);
+    }
+    if (pre_) {
+        out += pre_kind_string(pre_->kind);
+        out += std::to_string(pre_->number);
+    }
+    if (post_) {
+        out += ".post";
+        out += std::to_string(*post_);
+    }
+    if (dev_) {
+        out += ".dev";
+        out += std::to_string(*dev_);
+    }
+    return out;
+}
+
+std::string Version::to_string() const {
+    std::string out = public_string();
+    if (!local_.empty()) {
+        out += '+';
+        out += local_;
+    }
+    return out;
+}
+
+std::string Version::base_version() const {
+    return base().to_string();
+}
+
+Version Version::public_version() const {
+    Version v = *this;
+    v.local_.clear();
+    return v;
+}
+
+Version Version::base() const {
+    Version v;
+    v.epoch_ = epoch_;
+    v.release_ = release_;
+    return v;
+}
+
+std::string canonicalize_version(std::string_view text, bool strip_trailing_zero) {
+    auto parsed = Version::parse(text);
+    if (!parsed) return std::string(text);
+    Version v = *std::move(parsed);
+    std::string out;
+    if (v.epoch() != 0) out += std::to_string(v.epoch()) + "!";
+    std::span<const std::uint64_t> release = v.release();
+    std::size_t n = release.size();
+    if (strip_trailing_zero) {
+        while (n > 1 && release[n - 1] == 0)
+            --n;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i) out += '.';
+        out += std::to_string(release[i]);
+    }
+    std::string full = v.to_string();
+    // Everything after the release (pre/post/dev/local) is kept as normalised.
+    std::string tail_src = v.base_version();
+    out += full.substr(tail_src.size());
+    return out;
+}
+
+}  // namespace aitk::pep
