@@ -4,7 +4,13 @@
 #include <ostream>
 #include <string>
 
+#include "aitk/pep/marker.hpp"
+#include "aitk/pep/name.hpp"
+#include "aitk/pep/requirement.hpp"
+#include "aitk/pep/specifier.hpp"
+#include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
+#include "aitk/pep/wheel_filename.hpp"
 
 namespace aitk::app {
 namespace {
@@ -62,6 +68,140 @@ json op_version(const json& r) {
                    {"is_devrelease", v.is_devrelease()}});
 }
 
+// "prereleases": true/false/null (or absent) -> packaging's tri-state argument.
+std::optional<bool> tri_state(const json& r, const char* key) {
+    auto it = r.find(key);
+    if (it == r.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean())
+        throw RequestError{std::string("field \"") + key + "\" must be true, false or null"};
+    return it->get<bool>();
+}
+
+json op_contains(const json& r) {
+    const pep::SpecifierSet spec = require(pep::SpecifierSet::parse(string_field(r, "spec")));
+    const pep::Version version = require(pep::Version::parse(string_field(r, "version")));
+    bool installed =
+        r.contains("installed") && r["installed"].is_boolean() && r["installed"].get<bool>();
+    return ok(spec.contains(version, tri_state(r, "prereleases"), installed));
+}
+
+json op_filter(const json& r) {
+    const pep::SpecifierSet spec = require(pep::SpecifierSet::parse(string_field(r, "spec")));
+    auto it = r.find("versions");
+    if (it == r.end() || !it->is_array())
+        throw RequestError{"field \"versions\" must be an array of strings"};
+    std::vector<std::string> versions;
+    for (const auto& v : *it) {
+        if (!v.is_string()) throw RequestError{"field \"versions\" must be an array of strings"};
+        versions.push_back(v.get<std::string>());
+    }
+    return ok(spec.filter(versions, tri_state(r, "prereleases")));
+}
+
+json op_marker(const json& r) {
+    const pep::Marker marker = require(pep::Marker::parse(string_field(r, "marker")));
+    pep::MarkerEnvironment env;
+    if (auto it = r.find("environment"); it != r.end()) {
+        if (!it->is_object()) throw RequestError{"field \"environment\" must be an object"};
+        for (const auto& [key, value] : it->items()) {
+            if (!value.is_string()) {
+                throw RequestError{"environment value \"" + key + "\" must be a string"};
+            }
+            auto set = env.set(key, value.get<std::string>());
+            if (!set) throw RequestError{set.error().describe()};
+        }
+    }
+    return ok(require(marker.evaluate(env)));
+}
+
+json op_requirement(const json& r) {
+    const pep::Requirement req = require(pep::Requirement::parse(string_field(r, "input")));
+    return ok(json{{"name", req.name()},
+                   {"canonical_name", req.canonical_name()},
+                   {"extras", req.extras()},
+                   {"specifier", req.specifier().to_string()},
+                   {"url", req.url() ? json(*req.url()) : json(nullptr)},
+                   {"marker", req.marker() ? json(req.marker()->to_string()) : json(nullptr)},
+                   {"str", req.to_string()}});
+}
+
+json op_name(const json& r) {
+    return ok(pep::canonicalize_name(string_field(r, "input")));
+}
+
+json tags_json(const std::vector<pep::Tag>& tags) {
+    json out = json::array();
+    for (const auto& t : tags)
+        out.push_back(t.to_string());
+    return out;
+}
+
+// {"python":"3.12","os":"linux","arch":"x86_64","libc":"glibc 2.36"} (or "musl 1.2",
+// "os_version":"14.0" for macOS) -> the target the compatible tags are generated for.
+pep::TargetPlatform target_from(const json& r) {
+    pep::TargetPlatform t;
+    auto version_pair = [](const std::string& text, const char* what) {
+        auto dot = text.find('.');
+        try {
+            if (dot == std::string::npos) throw std::invalid_argument(text);
+            std::size_t used = 0;
+            unsigned a = static_cast<unsigned>(std::stoul(text.substr(0, dot)));
+            unsigned b = static_cast<unsigned>(std::stoul(text.substr(dot + 1), &used));
+            if (used != text.size() - dot - 1) throw std::invalid_argument(text);
+            return pep::OsVersion{a, b};
+        } catch (const std::exception&) {
+            throw RequestError{std::string(what) + " must look like X.Y, got \"" + text + "\""};
+        }
+    };
+    auto python = version_pair(r.contains("python") ? string_field(r, "python") : "3.12", "python");
+    t.python_major = python.major;
+    t.python_minor = python.minor;
+    if (r.contains("abi_flags")) t.abi_flags = string_field(r, "abi_flags");
+    std::string os = r.contains("os") ? string_field(r, "os") : "linux";
+    if (r.contains("arch")) t.arch = string_field(r, "arch");
+    if (os == "linux") {
+        std::string libc = r.contains("libc") ? string_field(r, "libc") : "glibc 2.17";
+        auto space = libc.find(' ');
+        std::string family = libc.substr(0, space);
+        if (space == std::string::npos || (family != "glibc" && family != "musl")) {
+            throw RequestError{"libc must be \"glibc X.Y\" or \"musl X.Y\", got \"" + libc + "\""};
+        }
+        t.os = family == "musl" ? pep::TargetOs::linux_musl : pep::TargetOs::linux_glibc;
+        t.os_version = version_pair(libc.substr(space + 1), "libc version");
+    } else if (os == "macos") {
+        t.os = pep::TargetOs::macos;
+        t.os_version = version_pair(
+            r.contains("os_version") ? string_field(r, "os_version") : "11.0", "os_version");
+    } else if (os == "windows") {
+        t.os = pep::TargetOs::windows;
+    } else {
+        throw RequestError{"os must be linux, macos or windows, got \"" + os + "\""};
+    }
+    return t;
+}
+
+json op_tags(const json& r) {
+    return ok(tags_json(pep::compatible_tags(target_from(r))));
+}
+
+json op_wheel(const json& r) {
+    const pep::WheelFilename w = require(pep::WheelFilename::parse(string_field(r, "filename")));
+    json build = nullptr;
+    if (w.build) build = json::array({w.build->number, w.build->suffix});
+    json result{{"name", w.name},
+                {"version", w.version.to_string()},
+                {"build", build},
+                {"tags", tags_json(w.tags)}};
+    // With a target, also say whether (and how well) the wheel fits it: rank 0 is the best tag.
+    if (r.contains("target")) {
+        auto priority = pep::TagPriority::for_target(target_from(r["target"]));
+        auto rank = priority.best_rank(w.tags);
+        result["compatible"] = rank.has_value();
+        result["rank"] = rank ? json(*rank) : json(nullptr);
+    }
+    return ok(std::move(result));
+}
+
 using Handler = json (*)(const json&);
 struct Op {
     const char* name;
@@ -69,9 +209,10 @@ struct Op {
 };
 
 constexpr Op kOps[] = {
-    {"normalize", op_normalize},
-    {"compare", op_compare},
-    {"version", op_version},
+    {"normalize", op_normalize}, {"compare", op_compare},         {"version", op_version},
+    {"name", op_name},           {"contains", op_contains},       {"filter", op_filter},
+    {"marker", op_marker},       {"requirement", op_requirement}, {"wheel", op_wheel},
+    {"tags", op_tags},
 };
 
 }  // namespace

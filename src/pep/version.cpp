@@ -79,16 +79,13 @@ constexpr std::array<Keyword, 8> kPreKeywords{{
 }};
 constexpr std::array<std::string_view, 3> kPostKeywords{"post", "rev", "r"};
 
-// Reads "[sep]?<digits>" after a keyword; a separator not followed by a digit is left alone
-// (it belongs to the next part, as in "1.0a.post1"). Missing digits mean 0.
+// Reads "[sep]?[digits]" after a keyword. packaging's pattern lets the separator stand without
+// digits ("1.0a." is 1.0a0); every later part starts with an optional separator of its own, so
+// taking it here never starves one. Missing digits mean 0.
 bool take_optional_number(Scanner& s, std::uint64_t& out, bool& overflow) {
     out = 0;
-    std::size_t start = s.pos();
-    if (is_separator(s.peek()) && s.digit_at(1)) s.advance();
-    if (!s.digit_at(0)) {
-        s.reset(start);
-        return true;
-    }
+    if (is_separator(s.peek())) s.advance();
+    if (!s.digit_at(0)) return true;
     if (!s.take_number(out)) {
         overflow = true;
         return false;

@@ -129,6 +129,19 @@ TEST(Version, ErrorsNameTheColumn) {
     EXPECT_NE(huge.error().message.find("too large"), std::string::npos);
 }
 
+TEST(Version, SeparatorAfterAKeywordNeedsNoNumber) {
+    // packaging 24 accepts these: the separator after a/b/c/rc/post/dev may stand alone.
+    EXPECT_EQ(v("1.0a.").to_string(), "1.0a0");
+    EXPECT_EQ(v("1.0.rc.").to_string(), "1.0rc0");
+    EXPECT_EQ(v("1.0.post.").to_string(), "1.0.post0");
+    EXPECT_EQ(v("1.0.dev.").to_string(), "1.0.dev0");
+    EXPECT_EQ(v("3dev.").to_string(), "3.dev0");
+    EXPECT_EQ(v("1.0a.post1").to_string(), "1.0a0.post1");
+    EXPECT_EQ(v("1.0a.-1").to_string(), "1.0a0.post1");
+    EXPECT_FALSE(Version::parse("1.0a.."));
+    EXPECT_FALSE(Version::parse("1.0.post.+"));
+}
+
 TEST(Version, TorchLocalVersionsOrder) {
     // The torch family's backend builds differ only in their local label.
     EXPECT_LT(v("2.7.0+cpu"), v("2.7.0+cu128"));

@@ -36,6 +36,8 @@ public:
     // The version part as written, trimmed (may end in ".*"; any text for "===").
     const std::string& version_text() const noexcept { return version_text_; }
     bool has_wildcard() const noexcept { return wildcard_; }
+    // The version as parsed, without ".*"; for "===" only when its text is a valid version.
+    const std::optional<Version>& version() const noexcept { return version_; }
     std::optional<bool> explicit_prereleases() const noexcept { return prereleases_; }
     // Whether this clause admits prereleases: the explicit value, else whether the clause itself
     // names a prerelease with an inclusive operator.
@@ -62,7 +64,8 @@ private:
     std::string version_text_;
     bool wildcard_ = false;
     std::optional<bool> prereleases_;
-    // Parsed form of version_text_ (without ".*") for every operator but "===".
+    // Parsed form of version_text_ (without ".*"); for "===" set only when the text is a valid
+    // version (it then decides the prerelease policy).
     std::optional<Version> version_;
 };
 
@@ -74,6 +77,7 @@ public:
 
     SpecifierSet() = default;
 
+    // Distinct clauses (the first spelling of equal ones), sorted by their string.
     const std::vector<Specifier>& specifiers() const noexcept { return specifiers_; }
     bool empty() const noexcept { return specifiers_.empty(); }
     std::size_t size() const noexcept { return specifiers_.size(); }
@@ -93,7 +97,9 @@ public:
     // Clauses sorted by their string and joined with ",": ">=1.0,<2" -> "<2,>=1.0".
     std::string to_string() const;
 
-    // Intersection: the clauses of both (the resolver narrows ranges with it).
+    // Intersection: the clauses of both (the resolver narrows ranges with it). An explicit
+    // prerelease policy carries over; throws std::invalid_argument when the two sets have
+    // opposite explicit policies (packaging raises ValueError).
     SpecifierSet& operator&=(const SpecifierSet& other);
 
     friend bool operator==(const SpecifierSet& a, const SpecifierSet& b);

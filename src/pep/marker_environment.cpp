@@ -1,0 +1,44 @@
+#include <array>
+
+#include "aitk/pep/marker.hpp"
+
+namespace aitk::pep {
+namespace {
+
+constexpr std::array<std::string_view, marker_variable_count> kNames{
+    "implementation_name", "implementation_version", "os_name",
+    "platform_machine",    "platform_release",       "platform_system",
+    "platform_version",    "python_full_version",    "platform_python_implementation",
+    "python_version",      "sys_platform",           "extra",
+};
+
+}  // namespace
+
+std::string_view marker_variable_name(MarkerVariable variable) noexcept {
+    auto index = static_cast<std::size_t>(variable);
+    return index < kNames.size() ? kNames[index] : std::string_view("extra");
+}
+
+std::optional<MarkerVariable> marker_variable_from_name(std::string_view name) noexcept {
+    for (std::size_t i = 0; i < kNames.size(); ++i) {
+        if (kNames[i] == name) return static_cast<MarkerVariable>(i);
+    }
+    return std::nullopt;
+}
+
+Parsed<MarkerVariable> MarkerEnvironment::set(std::string_view name, std::string value) {
+    auto variable = marker_variable_from_name(name);
+    if (!variable) {
+        std::string known;
+        for (std::string_view n : kNames) {
+            if (!known.empty()) known += ", ";
+            known += n;
+        }
+        return parse_error("unknown marker variable '" + std::string(name) + "'; known: " + known,
+                           name, 0);
+    }
+    set(*variable, std::move(value));
+    return *variable;
+}
+
+}  // namespace aitk::pep

@@ -1,0 +1,107 @@
+// `aitk-env pep` through the real binary: the JSON-lines contract of CLI-CONTRACT.md.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "run_cli.hpp"
+
+using aitk::test::run_cli;
+using nlohmann::json;
+
+namespace {
+
+std::vector<json> json_lines(const std::string& text) {
+    std::vector<json> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) out.push_back(json::parse(line));
+    return out;
+}
+
+}  // namespace
+
+TEST(PepBatch, AnswersTheContractExamplesInOrder) {
+    std::string input =
+        R"({"op":"normalize","version":"1.0.POST1"})"
+        "\n"
+        R"({"op":"compare","a":"1.0","b":"1.0.0"})"
+        "\n"
+        R"({"op":"compare","a":"2.7.0+cu128","b":"2.7.0"})"
+        "\n"
+        R"({"op":"name","input":"Foo.Bar_baz"})"
+        "\n"
+        R"({"op":"wheel","filename":"foo-1.0-1000abc-py2.py3-none-any.whl"})"
+        "\n";
+    auto r = run_cli({"pep", "batch"}, input);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), 5u);
+    EXPECT_EQ(lines[0], json::parse(R"({"ok":true,"result":"1.0.post1"})"));
+    EXPECT_EQ(lines[1], json::parse(R"({"ok":true,"result":0})"));
+    EXPECT_EQ(lines[2], json::parse(R"({"ok":true,"result":1})"));
+    EXPECT_EQ(lines[3], json::parse(R"({"ok":true,"result":"foo-bar-baz"})"));
+    EXPECT_EQ(lines[4]["result"],
+              json::parse(R"({"name":"foo","version":"1.0","build":[1000,"abc"],
+                              "tags":["py2-none-any","py3-none-any"]})"));
+}
+
+TEST(PepBatch, BadLinesGetErrorsAndTheBatchGoesOn) {
+    std::string input =
+        "not json\n"
+        R"({"op":"normalize","version":"french toast"})"
+        "\n"
+        R"({"op":"nope"})"
+        "\n"
+        R"({"version":"1"})"
+        "\n"
+        R"({"op":"compare","a":1,"b":"2"})"
+        "\n"
+        "\n"
+        R"({"op":"normalize","version":"2.0"})"
+        "\n";
+    auto r = run_cli({"pep", "batch"}, input);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), 6u);  // the blank line is skipped
+    for (int i = 0; i < 5; ++i) {
+        EXPECT_FALSE(lines[i]["ok"].get<bool>()) << lines[i];
+        EXPECT_FALSE(lines[i]["error"].get<std::string>().empty());
+    }
+    EXPECT_NE(lines[0]["error"].get<std::string>().find("line 1 is not valid JSON"),
+              std::string::npos);
+    EXPECT_NE(lines[1]["error"].get<std::string>().find("invalid version"), std::string::npos);
+    EXPECT_NE(lines[2]["error"].get<std::string>().find("unknown op \"nope\""), std::string::npos);
+    EXPECT_NE(lines[3]["error"].get<std::string>().find("missing field \"op\""), std::string::npos);
+    EXPECT_NE(lines[4]["error"].get<std::string>().find("\"a\" must be a string"),
+              std::string::npos);
+    EXPECT_EQ(lines[5], json::parse(R"({"ok":true,"result":"2.0"})"));
+}
+
+TEST(PepBatch, InvalidUtf8DoesNotCrash) {
+    auto r = run_cli({"pep", "batch"}, "{\"op\":\"name\",\"input\":\"\xff\xfe\"}\n\xc3\n");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_FALSE(lines[0]["ok"].get<bool>());
+    EXPECT_FALSE(lines[1]["ok"].get<bool>());
+}
+
+TEST(PepCommands, PrintPlainResultsAndJsonBeforeOrAfterTheCommand) {
+    auto r = run_cli({"pep", "normalize", "1.0.POST1"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, "1.0.post1\n");
+    auto before = run_cli({"--json", "pep", "compare", "1", "2"});
+    auto after = run_cli({"pep", "compare", "1", "2", "--json"});
+    EXPECT_EQ(before.out, "{\"ok\":true,\"result\":-1}\n");
+    EXPECT_EQ(after.out, before.out);
+}
+
+TEST(PepCommands, BadInputExitsTwoWithTheColumn) {
+    auto r = run_cli({"pep", "normalize", "1.0+foo&bar"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("unexpected character '&'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("column 8"), std::string::npos) << r.err;
+    EXPECT_EQ(run_cli({"pep"}).exit_code, 2);
+    EXPECT_EQ(run_cli({"pep", "compare", "1"}).exit_code, 2);
+}
