@@ -141,6 +141,11 @@ Parsed<Version> Version::parse(std::string_view text) {
         if (!s.take_number(n)) return overflow(start);
         v.release_.push_back(n);
     }
+    v.update_significant();
+    if (s.at_end()) {  // a plain release such as "2.7.0": the common case
+        v.plain_ = true;
+        return v;
+    }
 
     bool too_large = false;
     // Pre-release: [sep]? (a|b|rc|alpha|beta|c|pre|preview) [sep]? [N]
@@ -152,7 +157,8 @@ Parsed<Version> Version::parse(std::string_view text) {
             if (s.take_word(k.word)) {
                 std::uint64_t num = 0;
                 if (!take_optional_number(s, num, too_large)) return overflow(before);
-                v.pre_ = PreRelease{k.kind, num};
+                v.pre_kind_ = static_cast<std::uint8_t>(static_cast<int>(k.kind) + 1);
+                v.pre_number_ = num;
                 found = true;
                 break;
             }
@@ -167,6 +173,7 @@ Parsed<Version> Version::parse(std::string_view text) {
             std::uint64_t num = 0;
             if (!s.take_number(num)) return overflow(before);
             v.post_ = num;
+            v.has_post_ = true;
         } else {
             if (is_separator(s.peek())) s.advance();
             bool found = false;
@@ -175,6 +182,8 @@ Parsed<Version> Version::parse(std::string_view text) {
                     std::uint64_t num = 0;
                     if (!take_optional_number(s, num, too_large)) return overflow(before);
                     v.post_ = num;
+                    v.has_post_ = true;
+                    v.has_post_ = true;
                     found = true;
                     break;
                 }
@@ -190,6 +199,7 @@ Parsed<Version> Version::parse(std::string_view text) {
             std::uint64_t num = 0;
             if (!take_optional_number(s, num, too_large)) return overflow(before);
             v.dev_ = num;
+            v.has_dev_ = true;
         } else {
             s.reset(before);
         }
@@ -235,6 +245,7 @@ Parsed<Version> Version::parse(std::string_view text) {
                                     : std::string("unexpected character '") + c + "'";
         return fail(what, s.pos());
     }
+    v.plain_ = v.pre_kind_ == 0 && !v.has_post_ && !v.has_dev_ && v.local_.empty();
     return v;
 }
 
@@ -268,47 +279,32 @@ std::strong_ordering compare_local(std::string_view a, std::string_view b) noexc
     return !a.empty() <=> !b.empty();
 }
 
-std::size_t significant_length(std::span<const std::uint64_t> release) noexcept {
-    std::size_t n = release.size();
-    while (n > 0 && release[n - 1] == 0)
-        --n;
-    return n;
-}
-
 }  // namespace
 
-std::strong_ordering operator<=>(const Version& a, const Version& b) noexcept {
-    if (auto c = a.epoch_ <=> b.epoch_; c != 0) return c;
-    std::size_t la = significant_length(a.release_);
-    std::size_t lb = significant_length(b.release_);
-    for (std::size_t i = 0; i < std::min(la, lb); ++i) {
-        if (auto c = a.release_[i] <=> b.release_[i]; c != 0) return c;
-    }
-    if (auto c = la <=> lb; c != 0) return c;
-
+std::strong_ordering Version::compare_after_release(const Version& a, const Version& b) noexcept {
     // Pre-release rank: a dev-only release (1.0.dev1) sorts before any pre-release of the same
     // release; a final or post release sorts after them.
     auto pre_rank = [](const Version& v) -> int {
-        if (v.pre_) return 1;
-        if (!v.post_ && v.dev_) return 0;
+        if (v.pre_kind_ != 0) return 1;
+        if (!v.has_post_ && v.has_dev_) return 0;
         return 2;
     };
     int ra = pre_rank(a);
     int rb = pre_rank(b);
     if (auto c = ra <=> rb; c != 0) return c;
     if (ra == 1) {
-        if (auto c = a.pre_->kind <=> b.pre_->kind; c != 0) return c;
-        if (auto c = a.pre_->number <=> b.pre_->number; c != 0) return c;
+        if (auto c = a.pre_kind_ <=> b.pre_kind_; c != 0) return c;
+        if (auto c = a.pre_number_ <=> b.pre_number_; c != 0) return c;
     }
     // No post release sorts first.
-    if (auto c = a.post_.has_value() <=> b.post_.has_value(); c != 0) return c;
-    if (a.post_) {
-        if (auto c = *a.post_ <=> *b.post_; c != 0) return c;
+    if (auto c = a.has_post_ <=> b.has_post_; c != 0) return c;
+    if (a.has_post_) {
+        if (auto c = a.post_ <=> b.post_; c != 0) return c;
     }
     // No dev release sorts last.
-    if (auto c = b.dev_.has_value() <=> a.dev_.has_value(); c != 0) return c;
-    if (a.dev_) {
-        if (auto c = *a.dev_ <=> *b.dev_; c != 0) return c;
+    if (auto c = b.has_dev_ <=> a.has_dev_; c != 0) return c;
+    if (a.has_dev_) {
+        if (auto c = a.dev_ <=> b.dev_; c != 0) return c;
     }
     return compare_local(a.local_, b.local_);
 }
@@ -318,13 +314,13 @@ std::size_t Version::hash() const noexcept {
         return h ^ (std::hash<std::uint64_t>{}(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
     };
     std::size_t h = mix(0, epoch_);
-    std::size_t n = significant_length(release_);
+    std::size_t n = significant_;
     for (std::size_t i = 0; i < n; ++i)
         h = mix(h, release_[i]);
-    h = mix(h, pre_ ? (static_cast<std::uint64_t>(pre_->kind) + 1) : 0);
-    h = mix(h, pre_ ? pre_->number : 0);
-    h = mix(h, post_ ? *post_ + 1 : 0);
-    h = mix(h, dev_ ? *dev_ + 1 : 0);
+    h = mix(h, pre_kind_);
+    h = mix(h, pre_kind_ ? pre_number_ : 0);
+    h = mix(h, has_post_ ? post_ + 1 : 0);
+    h = mix(h, has_dev_ ? dev_ + 1 : 0);
     return mix(h, std::hash<std::string>{}(local_));
 }
 
@@ -339,17 +335,17 @@ std::string Version::public_string() const {
         if (i) out += '.';
         out += std::to_string(release_[i]);
     }
-    if (pre_) {
-        out += pre_kind_string(pre_->kind);
-        out += std::to_string(pre_->number);
+    if (pre_kind_ != 0) {
+        out += pre_kind_string(static_cast<PreKind>(pre_kind_ - 1));
+        out += std::to_string(pre_number_);
     }
-    if (post_) {
+    if (has_post_) {
         out += ".post";
-        out += std::to_string(*post_);
+        out += std::to_string(post_);
     }
-    if (dev_) {
+    if (has_dev_) {
         out += ".dev";
-        out += std::to_string(*dev_);
+        out += std::to_string(dev_);
     }
     return out;
 }
@@ -370,6 +366,7 @@ std::string Version::base_version() const {
 Version Version::public_version() const {
     Version v = *this;
     v.local_.clear();
+    v.plain_ = v.pre_kind_ == 0 && !v.has_post_ && !v.has_dev_;
     return v;
 }
 
@@ -377,6 +374,8 @@ Version Version::base() const {
     Version v;
     v.epoch_ = epoch_;
     v.release_ = release_;
+    v.significant_ = significant_;
+    v.plain_ = true;
     return v;
 }
 

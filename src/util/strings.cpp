@@ -34,13 +34,13 @@ std::size_t decode_space(std::string_view s) noexcept {
 
 std::size_t leading_space_length(std::string_view s) noexcept {
     if (s.empty()) return 0;
-    if (is_python_ascii_space(s[0])) return 1;
+    if (static_cast<unsigned char>(s[0]) < 0x80) return is_python_ascii_space(s[0]) ? 1 : 0;
     return decode_space(s);
 }
 
 std::size_t trailing_space_length(std::string_view s) noexcept {
     if (s.empty()) return 0;
-    if (is_python_ascii_space(s.back())) return 1;
+    if (static_cast<unsigned char>(s.back()) < 0x80) return is_python_ascii_space(s.back()) ? 1 : 0;
     for (std::size_t n = 2; n <= 3 && n <= s.size(); ++n) {
         if (decode_space(s.substr(s.size() - n)) == n) return n;
     }

@@ -1,7 +1,9 @@
 #pragma once
 // PEP 440 versions: parsing, normalisation and ordering, following pypa/packaging's Version.
+#include <array>
 #include <compare>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +25,42 @@ struct PreRelease {
 // "a", "b" or "rc".
 std::string_view pre_kind_string(PreKind kind) noexcept;
 
+// Release numbers with room for four inline: nearly every real version ("2.7.0") fits, so
+// parsing one allocates nothing; longer releases move to the heap.
+class ReleaseNumbers {
+  public:
+    ReleaseNumbers() = default;
+    ReleaseNumbers(std::initializer_list<std::uint64_t> numbers) {
+        for (auto n : numbers)
+            push_back(n);
+    }
+
+    void push_back(std::uint64_t n) {
+        if (size_ < inline_.size()) {
+            inline_[size_] = n;
+        } else {
+            if (size_ == inline_.size()) heap_.assign(inline_.begin(), inline_.end());
+            heap_.push_back(n);
+        }
+        ++size_;
+    }
+    void clear() noexcept {
+        size_ = 0;
+        heap_.clear();
+    }
+    std::size_t size() const noexcept { return size_; }
+    const std::uint64_t* data() const noexcept {
+        return size_ <= inline_.size() ? inline_.data() : heap_.data();
+    }
+    std::uint64_t operator[](std::size_t i) const noexcept { return data()[i]; }
+    operator std::span<const std::uint64_t>() const noexcept { return {data(), size_}; }
+
+  private:
+    std::array<std::uint64_t, 4> inline_{};
+    std::vector<std::uint64_t> heap_;  // all numbers once there are more than four
+    std::size_t size_ = 0;
+};
+
 class Version {
   public:
     // Accepts everything packaging accepts: surrounding whitespace, a leading "v", upper case,
@@ -33,16 +71,23 @@ class Version {
 
     std::uint64_t epoch() const noexcept { return epoch_; }
     std::span<const std::uint64_t> release() const noexcept { return release_; }
-    const std::optional<PreRelease>& pre() const noexcept { return pre_; }
-    const std::optional<std::uint64_t>& post() const noexcept { return post_; }
-    const std::optional<std::uint64_t>& dev() const noexcept { return dev_; }
+    std::optional<PreRelease> pre() const noexcept {
+        if (pre_kind_ == 0) return std::nullopt;
+        return PreRelease{static_cast<PreKind>(pre_kind_ - 1), pre_number_};
+    }
+    std::optional<std::uint64_t> post() const noexcept {
+        return has_post_ ? std::optional<std::uint64_t>(post_) : std::nullopt;
+    }
+    std::optional<std::uint64_t> dev() const noexcept {
+        return has_dev_ ? std::optional<std::uint64_t>(dev_) : std::nullopt;
+    }
     // Normalised local label ("ubuntu.1", "cu128"); empty when there is none.
     const std::string& local() const noexcept { return local_; }
     bool has_local() const noexcept { return !local_.empty(); }
 
-    bool is_prerelease() const noexcept { return pre_.has_value() || dev_.has_value(); }
-    bool is_postrelease() const noexcept { return post_.has_value(); }
-    bool is_devrelease() const noexcept { return dev_.has_value(); }
+    bool is_prerelease() const noexcept { return pre_kind_ != 0 || has_dev_; }
+    bool is_postrelease() const noexcept { return has_post_; }
+    bool is_devrelease() const noexcept { return has_dev_; }
     std::uint64_t major() const noexcept { return component(0); }
     std::uint64_t minor() const noexcept { return component(1); }
     std::uint64_t micro() const noexcept { return component(2); }
@@ -53,22 +98,50 @@ class Version {
     Version public_version() const;     // this version without its local label
     Version base() const;               // epoch and release only
 
-    // PEP 440 ordering; trailing zeros in the release do not matter (1.0 == 1.0.0).
-    friend std::strong_ordering operator<=>(const Version& a, const Version& b) noexcept;
+    // PEP 440 ordering; trailing zeros in the release do not matter (1.0 == 1.0.0). Sorting and
+    // resolving compare versions millions of times, and most pairs differ in the epoch or the
+    // release, so that part is inline and the rest is out of line.
+    friend std::strong_ordering operator<=>(const Version& a, const Version& b) noexcept {
+        if (a.epoch_ != b.epoch_) return a.epoch_ <=> b.epoch_;
+        const std::uint64_t* ra = a.release_.data();
+        const std::uint64_t* rb = b.release_.data();
+        const std::uint32_t n = a.significant_ < b.significant_ ? a.significant_ : b.significant_;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (ra[i] != rb[i]) return ra[i] <=> rb[i];
+        }
+        if (a.significant_ != b.significant_) return a.significant_ <=> b.significant_;
+        if (a.plain_ && b.plain_) return std::strong_ordering::equal;
+        return compare_after_release(a, b);
+    }
     friend bool operator==(const Version& a, const Version& b) noexcept { return (a <=> b) == 0; }
     // Consistent with ==: equal versions hash equally.
     std::size_t hash() const noexcept;
 
   private:
+    static std::strong_ordering compare_after_release(const Version& a, const Version& b) noexcept;
+    void update_significant() noexcept {
+        std::size_t n = release_.size();
+        while (n > 0 && release_[n - 1] == 0)
+            --n;
+        significant_ = static_cast<std::uint32_t>(n);
+    }
+
     std::uint64_t component(std::size_t i) const noexcept {
         return i < release_.size() ? release_[i] : 0;
     }
 
     std::uint64_t epoch_ = 0;
-    std::vector<std::uint64_t> release_;
-    std::optional<PreRelease> pre_;
-    std::optional<std::uint64_t> post_;
-    std::optional<std::uint64_t> dev_;
+    ReleaseNumbers release_;
+    std::uint32_t significant_ = 0;  // release length without trailing zeros
+    bool plain_ = true;              // no pre, post, dev or local part
+    // Pre/post/dev parts packed (no std::optional padding): versions are sorted and moved in
+    // bulk, so their size matters.
+    std::uint64_t pre_number_ = 0;
+    std::uint64_t post_ = 0;
+    std::uint64_t dev_ = 0;
+    std::uint8_t pre_kind_ = 0;  // 0: none, else PreKind + 1
+    bool has_post_ = false;
+    bool has_dev_ = false;
     std::string local_;
 };
 
