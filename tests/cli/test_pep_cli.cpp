@@ -15,24 +15,24 @@ std::vector<json> json_lines(const std::string& text) {
     std::vector<json> out;
     std::istringstream in(text);
     std::string line;
-    while (std::getline(in, line)) out.push_back(json::parse(line));
+    while (std::getline(in, line))
+        out.push_back(json::parse(line));
     return out;
 }
 
 }  // namespace
 
 TEST(PepBatch, AnswersTheContractExamplesInOrder) {
-    std::string input =
-        R"({"op":"normalize","version":"1.0.POST1"})"
-        "\n"
-        R"({"op":"compare","a":"1.0","b":"1.0.0"})"
-        "\n"
-        R"({"op":"compare","a":"2.7.0+cu128","b":"2.7.0"})"
-        "\n"
-        R"({"op":"name","input":"Foo.Bar_baz"})"
-        "\n"
-        R"({"op":"wheel","filename":"foo-1.0-1000abc-py2.py3-none-any.whl"})"
-        "\n";
+    std::string input = R"({"op":"normalize","version":"1.0.POST1"})"
+                        "\n"
+                        R"({"op":"compare","a":"1.0","b":"1.0.0"})"
+                        "\n"
+                        R"({"op":"compare","a":"2.7.0+cu128","b":"2.7.0"})"
+                        "\n"
+                        R"({"op":"name","input":"Foo.Bar_baz"})"
+                        "\n"
+                        R"({"op":"wheel","filename":"foo-1.0-1000abc-py2.py3-none-any.whl"})"
+                        "\n";
     auto r = run_cli({"pep", "batch"}, input);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto lines = json_lines(r.out);
@@ -41,8 +41,7 @@ TEST(PepBatch, AnswersTheContractExamplesInOrder) {
     EXPECT_EQ(lines[1], json::parse(R"({"ok":true,"result":0})"));
     EXPECT_EQ(lines[2], json::parse(R"({"ok":true,"result":1})"));
     EXPECT_EQ(lines[3], json::parse(R"({"ok":true,"result":"foo-bar-baz"})"));
-    EXPECT_EQ(lines[4]["result"],
-              json::parse(R"({"name":"foo","version":"1.0","build":[1000,"abc"],
+    EXPECT_EQ(lines[4]["result"], json::parse(R"({"name":"foo","version":"1.0","build":[1000,"abc"],
                               "tags":["py2-none-any","py3-none-any"]})"));
 }
 
@@ -104,4 +103,27 @@ TEST(PepCommands, BadInputExitsTwoWithTheColumn) {
     EXPECT_NE(r.err.find("column 8"), std::string::npos) << r.err;
     EXPECT_EQ(run_cli({"pep"}).exit_code, 2);
     EXPECT_EQ(run_cli({"pep", "compare", "1"}).exit_code, 2);
+}
+
+TEST(PepCommands, HumanSubcommandsAnswerWhyAVersionIsPicked) {
+    EXPECT_EQ(run_cli({"pep", "contains", ">=2.6,<2.8", "2.7.0+cu128"}).out, "true\n");
+    // A prerelease is not admitted unless asked for or named by the specifier.
+    EXPECT_EQ(run_cli({"pep", "contains", ">=2.6", "2.8.0rc1"}).out, "false\n");
+    EXPECT_EQ(run_cli({"pep", "contains", ">=2.6", "2.8.0rc1", "--pre"}).out, "true\n");
+    EXPECT_EQ(run_cli({"pep", "filter", ">=1.0", "0.9", "1.0", "1.1a1", "2.0"}).out, "1.0\n2.0\n");
+    EXPECT_EQ(run_cli({"pep", "name", "Foo.Bar_baz"}).out, "foo-bar-baz\n");
+    auto marker = run_cli({"pep", "marker", "python_version >= '3.8' and sys_platform == 'linux'",
+                           "--env", "python_version=3.12", "--env", "sys_platform=linux"});
+    EXPECT_EQ(marker.out, "true\n");
+    auto bad_env = run_cli({"pep", "marker", "os_name == 'nt'", "--env", "bogus=1"});
+    EXPECT_EQ(bad_env.exit_code, 2);
+    EXPECT_NE(bad_env.err.find("unknown marker variable 'bogus'"), std::string::npos)
+        << bad_env.err;
+    auto tags = run_cli({"pep", "tags", "--os", "windows", "--python", "3.11"});
+    EXPECT_EQ(tags.out.substr(0, tags.out.find('\n')), "cp311-cp311-win_amd64");
+    auto wheel = run_cli({"--json", "pep", "wheel", "torch-2.7.0+cu128-cp312-cp312-win_amd64.whl",
+                          "--os", "linux", "--libc", "glibc 2.36"});
+    auto reply = json::parse(wheel.out);
+    EXPECT_EQ(reply["result"]["compatible"], false);
+    EXPECT_EQ(reply["result"]["version"], "2.7.0+cu128");
 }
