@@ -203,10 +203,6 @@ Parsed<std::vector<Tag>> parse_tag(std::string_view compressed, const TagParseOp
 
 namespace {
 
-std::string cat(std::string_view a, unsigned n) {
-    return std::string(a) + std::to_string(n);
-}
-
 std::string version_nodot(unsigned major, unsigned minor) {
     return std::to_string(major) + std::to_string(minor);
 }
@@ -372,7 +368,7 @@ namespace {
 
 // "py312", "py3", "py311", ..., "py30": the pure-Python interpreters a version accepts.
 std::vector<std::string> py_interpreter_range(unsigned major, unsigned minor) {
-    std::vector<std::string> out{"py" + version_nodot(major, minor), cat("py", major)};
+    std::vector<std::string> out{"py" + version_nodot(major, minor), "py" + std::to_string(major)};
     for (unsigned m = minor; m-- > 0;)
         out.push_back("py" + version_nodot(major, m));
     return out;
