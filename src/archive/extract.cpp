@@ -1,0 +1,472 @@
+#include "aitk/archive/extract.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#include <sys/stat.h>
+#else
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+#include "aitk/archive/error.hpp"
+#include "aitk/archive/member_path.hpp"
+#include "aitk/fs/temp.hpp"
+#include "aitk/util/strings.hpp"
+
+namespace aitk::archive {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+constexpr int max_symlink_hops = 40;  // what Linux allows before ELOOP
+
+// One output file, created exclusively and never through a link, written at given offsets.
+class OutputFile {
+  public:
+    OutputFile(const stdfs::path& path, bool executable) {
+#ifdef _WIN32
+        (void)executable;
+        fd_ = ::_wopen(path.c_str(), _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY,
+                       _S_IREAD | _S_IWRITE);
+#else
+        fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     executable ? 0755 : 0644);
+#endif
+        if (fd_ < 0) error_ = errno;
+    }
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+    ~OutputFile() {
+        if (fd_ >= 0) close_now();
+    }
+
+    int error() const noexcept {
+        return error_;
+    }
+
+    bool write_at(std::uint64_t offset, std::string_view data) {
+        while (!data.empty()) {
+#ifdef _WIN32
+            if (::_lseeki64(fd_, static_cast<long long>(offset), SEEK_SET) < 0) return fail();
+            int n = ::_write(fd_, data.data(),
+                             static_cast<unsigned>(std::min<std::size_t>(data.size(), 1u << 30)));
+#else
+            ssize_t n = ::pwrite(fd_, data.data(), data.size(), static_cast<off_t>(offset));
+#endif
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return fail();
+            }
+            offset += static_cast<std::uint64_t>(n);
+            data.remove_prefix(static_cast<std::size_t>(n));
+        }
+        return true;
+    }
+
+    // Makes the file exactly `size` bytes long (a sparse entry may end in a hole).
+    bool extend_to(std::uint64_t size) {
+#ifdef _WIN32
+        return ::_chsize_s(fd_, static_cast<long long>(size)) == 0 || fail();
+#else
+        return ::ftruncate(fd_, static_cast<off_t>(size)) == 0 || fail();
+#endif
+    }
+
+    void set_mtime(std::int64_t seconds) {
+#ifndef _WIN32
+        struct timespec times[2];
+        times[0].tv_sec = 0;
+        times[0].tv_nsec = UTIME_OMIT;
+        times[1].tv_sec = static_cast<time_t>(seconds);
+        times[1].tv_nsec = 0;
+        ::futimens(fd_, times);  // best effort: a wrong mtime only costs a .pyc recompile
+#else
+        (void)seconds;
+#endif
+    }
+
+    bool close_now() {
+#ifdef _WIN32
+        int rc = ::_close(fd_);
+#else
+        int rc = ::close(fd_);
+#endif
+        fd_ = -1;
+        return rc == 0 || fail();
+    }
+
+  private:
+    bool fail() {
+        error_ = errno;
+        return false;
+    }
+    int fd_ = -1;
+    int error_ = 0;
+};
+
+std::string ascii_fold(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        c = util::to_ascii_lower(c);
+    return out;
+}
+
+std::vector<std::string> split_components(std::string_view s) {
+    std::vector<std::string> out;
+    for (std::string_view part : util::split(s, '/')) {
+        if (!part.empty()) out.emplace_back(part);
+    }
+    return out;
+}
+
+std::string join_components(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& p : parts) {
+        if (!out.empty()) out += '/';
+        out += p;
+    }
+    return out;
+}
+
+class Extractor {
+  public:
+    Extractor(Reader& reader, const stdfs::path& staging, const ExtractOptions& options)
+        : reader_(reader), staging_(staging), options_(options) {}
+
+    ExtractResult run() {
+        while (const Entry* entry = reader_.next()) {
+            if (++entry_count_ > options_.max_entries) {
+                fail(Problem::too_many_entries, entry->path,
+                     "is past the limit of " + std::to_string(options_.max_entries) + " entries");
+            }
+            extract_one(*entry);
+        }
+        verify_symlinks_on_disk();
+        result_.total_bytes = total_bytes_;
+        return std::move(result_);
+    }
+
+  private:
+    [[noreturn]] void fail(Problem problem, const std::string& member, std::string detail) {
+        throw ArchiveError(problem, reader_.label(), member, std::move(detail));
+    }
+
+    [[noreturn]] void fail_io(const std::string& member, const std::string& what, int err) {
+        fail(Problem::write_failed, member, what + ": " + std::strerror(err));
+    }
+
+    stdfs::path on_disk(const std::string& normalized) const {
+        return staging_ / stdfs::path(std::u8string(normalized.begin(), normalized.end()));
+    }
+
+    void extract_one(const Entry& entry) {
+        auto normalized = normalize_member_path(entry.path);
+        if (!normalized) fail(Problem::unsafe_path, entry.path, normalized.error());
+        const std::string& path = *normalized;
+        if (path.empty()) {
+            if (entry.type == EntryType::directory) return;  // "./": the root itself
+            fail(Problem::unsafe_path, entry.path, "names the destination folder itself");
+        }
+
+        if (auto it = seen_.find(path); it != seen_.end()) {
+            if (it->second == EntryType::directory && entry.type == EntryType::directory) return;
+            fail(Problem::duplicate, entry.path,
+                 it->second == EntryType::directory ? "is a " + std::string(to_string(entry.type)) +
+                                                          " where the archive already has a folder"
+                                                    : "appears more than once in the archive");
+        }
+        make_parents(entry.path, path);
+
+        switch (entry.type) {
+            case EntryType::directory:
+                make_directory(entry, path);
+                break;
+            case EntryType::file:
+                write_file(entry, path);
+                break;
+            case EntryType::symlink:
+                make_symlink(entry, path);
+                break;
+            case EntryType::hardlink:
+                make_hardlink(entry, path);
+                break;
+            default:
+                fail(Problem::special_file, entry.path,
+                     "is a " + std::string(to_string(entry.type)) +
+                         " (only files, folders and links are extracted)");
+        }
+    }
+
+    // Creates the folders above `path`, refusing to go through a link or below a file.
+    void make_parents(const std::string& stored, const std::string& path) {
+        std::size_t slash = path.find('/');
+        while (slash != std::string::npos) {
+            std::string prefix = path.substr(0, slash);
+            auto it = seen_.find(prefix);
+            if (it == seen_.end() && symlinks_folded_.count(ascii_fold(prefix)) != 0) {
+                // A case-insensitive filesystem would resolve this through a link.
+                fail(Problem::unsafe_link, stored,
+                     "is inside '" + prefix + "', which differs only in case from a symlink");
+            }
+            if (it != seen_.end() && it->second != EntryType::directory) {
+                if (it->second == EntryType::symlink) {
+                    fail(Problem::unsafe_link, stored,
+                         "is inside symlink '" + prefix + "' (writes never follow links)");
+                }
+                fail(Problem::duplicate, stored, "is below '" + prefix + "', which is a file");
+            }
+            if (it == seen_.end()) {
+                create_folder(stored, prefix);
+                seen_.emplace(std::move(prefix), EntryType::directory);
+            }
+            slash = path.find('/', slash + 1);
+        }
+    }
+
+    void create_folder(const std::string& stored, const std::string& path) {
+        std::error_code ec;
+        stdfs::path target = on_disk(path);
+        if (!stdfs::create_directory(target, ec) && !ec) {
+            // It already existed: only acceptable as a folder (case-insensitive filesystems).
+            if (!stdfs::is_directory(stdfs::symlink_status(target, ec))) {
+                fail(Problem::duplicate, stored,
+                     "collides with another member on this filesystem (names differing only in "
+                     "case?)");
+            }
+        }
+        if (ec) fail_io(stored, "cannot create folder '" + path + "'", ec.value());
+    }
+
+    void make_directory(const Entry& entry, const std::string& path) {
+        create_folder(entry.path, path);
+        seen_.emplace(path, EntryType::directory);
+        result_.entries.push_back({path, EntryType::directory, 0, std::nullopt, {}});
+    }
+
+    void count_bytes(const std::string& stored, std::uint64_t file_end, std::uint64_t& counted) {
+        if (file_end <= counted) return;
+        std::uint64_t more = file_end - counted;
+        if (more > options_.max_total_bytes - total_bytes_) {
+            fail(Problem::too_large, stored,
+                 "takes the extracted size past the limit of " +
+                     std::to_string(options_.max_total_bytes) + " bytes (zip bomb?)");
+        }
+        total_bytes_ += more;
+        counted = file_end;
+    }
+
+    void write_file(const Entry& entry, const std::string& path) {
+        if (entry.size && *entry.size > options_.max_total_bytes - total_bytes_) {
+            fail(Problem::too_large, entry.path,
+                 "declares " + std::to_string(*entry.size) +
+                     " bytes, past the extraction limit of " +
+                     std::to_string(options_.max_total_bytes) + " bytes (zip bomb?)");
+        }
+        OutputFile out(on_disk(path), (entry.mode & 0111u) != 0);
+        if (out.error() != 0) {
+            if (out.error() == EEXIST) {
+                fail(Problem::duplicate, entry.path,
+                     "collides with another member on this filesystem (names differing only in "
+                     "case?)");
+            }
+            fail_io(entry.path, "cannot create '" + path + "'", out.error());
+        }
+        std::optional<fs::Sha256> hasher;
+        if (options_.compute_sha256) hasher.emplace();
+        std::uint64_t counted = 0;  // bytes (holes included) already charged to the limit
+        std::uint64_t hashed = 0;   // bytes fed to the hash, in order
+        std::string_view block;
+        std::uint64_t offset = 0;
+        while (reader_.next_block(block, offset)) {
+            if (offset > UINT64_MAX - block.size()) {
+                fail(Problem::unreadable, entry.path, "has an impossible data offset");
+            }
+            count_bytes(entry.path, offset + block.size(), counted);
+            if (hasher) {
+                if (offset < hashed) {
+                    fail(Problem::unreadable, entry.path, "has overlapping data blocks");
+                }
+                feed_zeros(*hasher, offset - hashed);
+                hasher->update(block.data(), block.size());
+                hashed = offset + block.size();
+            }
+            if (!out.write_at(offset, block)) {
+                fail_io(entry.path, "cannot write '" + path + "'", out.error());
+            }
+        }
+        std::uint64_t size = counted;
+        if (entry.size && *entry.size > size) {
+            // Only sparse entries end in a hole; a short zip member is caught by libarchive.
+            count_bytes(entry.path, *entry.size, counted);
+            if (!out.extend_to(*entry.size)) {
+                fail_io(entry.path, "cannot write '" + path + "'", out.error());
+            }
+            size = *entry.size;
+        }
+        if (hasher) feed_zeros(*hasher, size - hashed);
+        if (options_.keep_mtime && entry.mtime) out.set_mtime(*entry.mtime);
+        if (!out.close_now()) fail_io(entry.path, "cannot write '" + path + "'", out.error());
+
+        seen_.emplace(path, EntryType::file);
+        file_index_[path] = result_.entries.size();
+        result_.entries.push_back(
+            {path,
+             EntryType::file,
+             size,
+             hasher ? std::optional<fs::Digest256>(hasher->finish()) : std::nullopt,
+             {}});
+    }
+
+    static void feed_zeros(fs::Sha256& hasher, std::uint64_t count) {
+        static const char zeros[4096] = {};
+        while (count > 0) {
+            std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, sizeof zeros));
+            hasher.update(zeros, n);
+            count -= n;
+        }
+    }
+
+    void make_symlink(const Entry& entry, const std::string& path) {
+        if (options_.links == LinkPolicy::reject) {
+            fail(Problem::unsafe_link, entry.path,
+                 "is a symlink (to '" + entry.link_target + "'); links are not allowed here");
+        }
+        auto resolved = resolve_link_target(path, entry.link_target);
+        if (!resolved) fail(Problem::unsafe_link, entry.path, resolved.error());
+        std::error_code ec;
+        stdfs::create_symlink(
+            stdfs::path(std::u8string(entry.link_target.begin(), entry.link_target.end())),
+            on_disk(path), ec);
+        if (ec) fail_io(entry.path, "cannot create symlink '" + path + "'", ec.value());
+        seen_.emplace(path, EntryType::symlink);
+        symlinks_folded_.insert(ascii_fold(path));
+        symlinks_.push_back({path, entry.path});
+        result_.entries.push_back({path, EntryType::symlink, 0, std::nullopt, entry.link_target});
+    }
+
+    void make_hardlink(const Entry& entry, const std::string& path) {
+        if (options_.links == LinkPolicy::reject) {
+            fail(Problem::unsafe_link, entry.path,
+                 "is a hardlink (to '" + entry.link_target + "'); links are not allowed here");
+        }
+        auto source = normalize_member_path(entry.link_target);
+        if (!source) {
+            fail(Problem::unsafe_link, entry.path, "has a hardlink target that " + source.error());
+        }
+        auto it = file_index_.find(*source);
+        if (it == file_index_.end()) {
+            fail(Problem::unsafe_link, entry.path,
+                 "is a hardlink to '" + entry.link_target +
+                     "', which is not a file extracted earlier from this archive");
+        }
+        std::error_code ec;
+        stdfs::create_hard_link(on_disk(*source), on_disk(path), ec);
+        if (ec) fail_io(entry.path, "cannot create hardlink '" + path + "'", ec.value());
+        const ExtractedEntry& original = result_.entries[it->second];
+        seen_.emplace(path, EntryType::hardlink);
+        result_.entries.push_back(
+            {path, EntryType::hardlink, original.size, original.sha256, *source});
+    }
+
+    // Names alone cannot tell where a chain of links ends ("a -> b/..", with b itself a link
+    // to "."), so once every member is on disk each symlink is followed there, hop by hop,
+    // and must stay inside the staging folder.
+    void verify_symlinks_on_disk() {
+        for (const auto& [path, stored] : symlinks_) {
+            std::vector<std::string> stack = split_components(path);
+            stack.pop_back();
+            std::deque<std::string> pending;
+            {
+                std::error_code ec;
+                stdfs::path target = stdfs::read_symlink(on_disk(path), ec);
+                if (ec) fail_io(stored, "cannot read symlink '" + path + "'", ec.value());
+                for (auto& c : split_components(target.generic_string()))
+                    pending.push_back(c);
+            }
+            int hops = 0;
+            while (!pending.empty()) {
+                std::string part = std::move(pending.front());
+                pending.pop_front();
+                if (part == ".") continue;
+                if (part == "..") {
+                    if (stack.empty()) {
+                        fail(Problem::unsafe_link, stored,
+                             "is a symlink whose chain of links leads outside the destination");
+                    }
+                    stack.pop_back();
+                    continue;
+                }
+                stack.push_back(part);
+                std::error_code ec;
+                stdfs::path here = on_disk(join_components(stack));
+                if (!stdfs::is_symlink(stdfs::symlink_status(here, ec))) continue;
+                if (++hops > max_symlink_hops) {
+                    fail(Problem::unsafe_link, stored, "is a symlink in a loop of links");
+                }
+                stdfs::path next = stdfs::read_symlink(here, ec);
+                if (ec) fail_io(stored, "cannot read symlink", ec.value());
+                std::string next_text = next.generic_string();
+                if (next.is_absolute() || (!next_text.empty() && next_text.front() == '/')) {
+                    fail(Problem::unsafe_link, stored,
+                         "is a symlink whose chain of links leads to an absolute path");
+                }
+                stack.pop_back();
+                auto parts = split_components(next_text);
+                pending.insert(pending.begin(), parts.begin(), parts.end());
+            }
+        }
+    }
+
+    Reader& reader_;
+    const stdfs::path& staging_;
+    const ExtractOptions& options_;
+    std::unordered_map<std::string, EntryType> seen_;
+    std::unordered_map<std::string, std::size_t> file_index_;
+    std::unordered_set<std::string> symlinks_folded_;
+    std::vector<std::pair<std::string, std::string>> symlinks_;  // normalised, stored
+    std::uint64_t entry_count_ = 0;
+    std::uint64_t total_bytes_ = 0;
+    ExtractResult result_;
+};
+
+}  // namespace
+
+ExtractResult extract(Reader& reader, const std::filesystem::path& destination,
+                      const ExtractOptions& options) {
+    std::error_code ec;
+    if (stdfs::exists(stdfs::symlink_status(destination, ec))) {
+        throw ArchiveError(
+            Problem::destination_exists, reader.label(), "",
+            "cannot be extracted to " + destination.string() + ", which already exists");
+    }
+    stdfs::path parent = destination.parent_path();
+    if (parent.empty()) parent = ".";
+    auto staging = fs::TempDir::create_in(parent, destination.filename().string());
+    Extractor extractor(reader, staging.path(), options);
+    ExtractResult result = extractor.run();
+    if (fs::publish(staging.path(), destination) == fs::PublishResult::already_exists) {
+        throw ArchiveError(
+            Problem::destination_exists, reader.label(), "",
+            "cannot be extracted to " + destination.string() + ", which appeared while extracting");
+    }
+    staging.keep();
+    return result;
+}
+
+ExtractResult extract(const std::filesystem::path& archive,
+                      const std::filesystem::path& destination, const ExtractOptions& options) {
+    Reader reader = Reader::open(archive);
+    return extract(reader, destination, options);
+}
+
+}  // namespace aitk::archive

@@ -1,0 +1,55 @@
+#pragma once
+// Secure extraction: every member is checked before anything is written (member_path.hpp), no
+// write ever follows a link, special files are refused, sizes and counts are capped, and the
+// tree is built in a temporary folder beside the destination that is renamed into place only
+// when everything succeeded, so a failure leaves nothing behind.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aitk/archive/reader.hpp"
+#include "aitk/fs/hash.hpp"
+
+namespace aitk::archive {
+
+enum class LinkPolicy {
+    allow_inside,  // symlinks and hardlinks whose targets stay inside the destination
+    reject,        // any link is an error (wheels: pip cannot install them either)
+};
+
+struct ExtractOptions {
+    // Zip-bomb defence: counted on the bytes actually produced, not on what headers claim.
+    std::uint64_t max_total_bytes = 16ull << 30;
+    std::uint64_t max_entries = 500'000;
+    LinkPolicy links = LinkPolicy::allow_inside;
+    // Hash each file while writing it (an installer compares them with RECORD without a
+    // second read).
+    bool compute_sha256 = false;
+    // Keep the members' modification times (Python compares them with its .pyc files).
+    bool keep_mtime = true;
+};
+
+struct ExtractedEntry {
+    std::string path;  // normalised, relative to the destination, '/'-separated
+    EntryType type = EntryType::file;
+    std::uint64_t size = 0;               // files: bytes written
+    std::optional<fs::Digest256> sha256;  // files, with compute_sha256
+    std::string link_target;              // symlinks: as stored; hardlinks: normalised source
+};
+
+struct ExtractResult {
+    std::vector<ExtractedEntry> entries;  // archive order; implied parent folders not included
+    std::uint64_t total_bytes = 0;
+};
+
+// Extracts into `destination`, which must not exist yet (its parent may not either). Throws
+// ArchiveError naming the archive and the member; on any error nothing is left at
+// `destination` and no temporary remains.
+ExtractResult extract(const std::filesystem::path& archive,
+                      const std::filesystem::path& destination, const ExtractOptions& options = {});
+ExtractResult extract(Reader& reader, const std::filesystem::path& destination,
+                      const ExtractOptions& options = {});
+
+}  // namespace aitk::archive

@@ -1,0 +1,61 @@
+#pragma once
+// Advisory file locks shared between processes (and between threads: each FileLock opens its own
+// descriptor, so two FileLocks on one file exclude each other even inside one process).
+// POSIX: flock(2), released by the kernel when the process dies. Windows: LockFileEx.
+//
+// A lock file is never deleted while anyone may wait on it: a waiter blocked on the old inode and
+// a newcomer locking a freshly created file would both believe they hold the lock.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+namespace aitk::fs {
+
+enum class LockMode {
+    shared,     // many holders at once (readers, inserters of a content-addressed store)
+    exclusive,  // one holder, no shared holders (pruning, cleaning)
+};
+
+class FileLock {
+  public:
+    // Creates `lock_file` (and its folder) when missing, then blocks until the lock is held.
+    // Throws util::Error naming the file when it cannot be opened or locked.
+    static FileLock acquire(const std::filesystem::path& lock_file, LockMode mode);
+
+    // Returns nothing when another holder keeps the lock for longer than `timeout`
+    // (zero: a single non-blocking attempt).
+    static std::optional<FileLock> try_acquire(const std::filesystem::path& lock_file,
+                                               LockMode mode,
+                                               std::chrono::milliseconds timeout = {});
+
+    FileLock(FileLock&& other) noexcept;
+    FileLock& operator=(FileLock&& other) noexcept;
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+    ~FileLock();
+
+    // Unlocks early; the destructor then does nothing.
+    void release() noexcept;
+    bool held() const noexcept { return handle_ != invalid_handle; }
+    LockMode mode() const noexcept { return mode_; }
+    const std::filesystem::path& path() const noexcept { return path_; }
+
+  private:
+#ifdef _WIN32
+    using Handle = void*;
+    static inline Handle const invalid_handle =
+        reinterpret_cast<Handle>(static_cast<std::intptr_t>(-1));
+#else
+    using Handle = int;
+    static constexpr Handle invalid_handle = -1;
+#endif
+    FileLock(std::filesystem::path path, Handle handle, LockMode mode) noexcept
+        : path_(std::move(path)), handle_(handle), mode_(mode) {}
+
+    std::filesystem::path path_;
+    Handle handle_ = invalid_handle;
+    LockMode mode_ = LockMode::exclusive;
+};
+
+}  // namespace aitk::fs

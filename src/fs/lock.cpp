@@ -1,0 +1,185 @@
+#include "aitk/fs/lock.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#ifdef _WIN32
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#else
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#endif
+
+#include "aitk/util/error.hpp"
+
+namespace aitk::fs {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path,
+                       const std::string& reason) {
+    throw util::Error(util::ExitCode::failure, what + " " + path.string() + ": " + reason);
+}
+
+void ensure_parent(const std::filesystem::path& lock_file) {
+    if (!lock_file.has_parent_path()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(lock_file.parent_path(), ec);
+    if (ec) fail("cannot create the folder of lock file", lock_file, ec.message());
+}
+
+}  // namespace
+
+#ifdef _WIN32
+
+namespace {
+
+HANDLE open_lock_handle(const std::filesystem::path& lock_file) {
+    HANDLE h = ::CreateFileW(lock_file.c_str(), GENERIC_READ | GENERIC_WRITE,
+                             FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                             OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) {
+        fail("cannot open lock file", lock_file,
+             std::system_category().message(static_cast<int>(::GetLastError())));
+    }
+    return h;
+}
+
+// Locks the first byte: LockFileEx locks ranges, and every holder uses the same one.
+bool lock_handle(HANDLE h, LockMode mode, bool wait) {
+    DWORD flags = mode == LockMode::exclusive ? LOCKFILE_EXCLUSIVE_LOCK : 0;
+    if (!wait) flags |= LOCKFILE_FAIL_IMMEDIATELY;
+    OVERLAPPED overlapped{};
+    return ::LockFileEx(h, flags, 0, 1, 0, &overlapped) != 0;
+}
+
+}  // namespace
+
+FileLock FileLock::acquire(const std::filesystem::path& lock_file, LockMode mode) {
+    ensure_parent(lock_file);
+    HANDLE h = open_lock_handle(lock_file);
+    if (!lock_handle(h, mode, true)) {
+        DWORD err = ::GetLastError();
+        ::CloseHandle(h);
+        fail("cannot lock", lock_file, std::system_category().message(static_cast<int>(err)));
+    }
+    return FileLock(lock_file, h, mode);
+}
+
+std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& lock_file, LockMode mode,
+                                              std::chrono::milliseconds timeout) {
+    ensure_parent(lock_file);
+    HANDLE h = open_lock_handle(lock_file);
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto pause = std::chrono::milliseconds(1);
+    for (;;) {
+        if (lock_handle(h, mode, false)) return FileLock(lock_file, h, mode);
+        DWORD err = ::GetLastError();
+        if (err != ERROR_LOCK_VIOLATION && err != ERROR_IO_PENDING) {
+            ::CloseHandle(h);
+            fail("cannot lock", lock_file, std::system_category().message(static_cast<int>(err)));
+        }
+        if (std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
+    ::CloseHandle(h);
+    return std::nullopt;
+}
+
+void FileLock::release() noexcept {
+    if (handle_ == invalid_handle) return;
+    OVERLAPPED overlapped{};
+    ::UnlockFileEx(handle_, 0, 1, 0, &overlapped);
+    ::CloseHandle(handle_);
+    handle_ = invalid_handle;
+}
+
+#else
+
+namespace {
+
+int open_lock_fd(const std::filesystem::path& lock_file) {
+    for (;;) {
+        int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0) return fd;
+        if (errno != EINTR) fail("cannot open lock file", lock_file, std::strerror(errno));
+    }
+}
+
+}  // namespace
+
+FileLock FileLock::acquire(const std::filesystem::path& lock_file, LockMode mode) {
+    ensure_parent(lock_file);
+    int fd = open_lock_fd(lock_file);
+    int op = mode == LockMode::exclusive ? LOCK_EX : LOCK_SH;
+    while (::flock(fd, op) != 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        fail("cannot lock", lock_file, std::strerror(err));
+    }
+    return FileLock(lock_file, fd, mode);
+}
+
+std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& lock_file, LockMode mode,
+                                              std::chrono::milliseconds timeout) {
+    ensure_parent(lock_file);
+    int fd = open_lock_fd(lock_file);
+    int op = (mode == LockMode::exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto pause = std::chrono::milliseconds(1);
+    for (;;) {
+        if (::flock(fd, op) == 0) return FileLock(lock_file, fd, mode);
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            int err = errno;
+            ::close(fd);
+            fail("cannot lock", lock_file, std::strerror(err));
+        }
+        if (std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
+    ::close(fd);
+    return std::nullopt;
+}
+
+void FileLock::release() noexcept {
+    if (handle_ == invalid_handle) return;
+    // Closing alone would keep the lock while a forked child still holds a copy of the
+    // descriptor; unlocking first drops it now.
+    ::flock(handle_, LOCK_UN);
+    ::close(handle_);
+    handle_ = invalid_handle;
+}
+
+#endif
+
+FileLock::FileLock(FileLock&& other) noexcept
+    : path_(std::move(other.path_)), handle_(other.handle_), mode_(other.mode_) {
+    other.handle_ = invalid_handle;
+}
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+    if (this != &other) {
+        release();
+        path_ = std::move(other.path_);
+        handle_ = other.handle_;
+        mode_ = other.mode_;
+        other.handle_ = invalid_handle;
+    }
+    return *this;
+}
+
+FileLock::~FileLock() {
+    release();
+}
+
+}  // namespace aitk::fs
