@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     std::vector<aitk::cli::Command> commands;
     commands.push_back(aitk::cli::add_pep_command(app, globals));
     commands.push_back(aitk::cli::add_setup_command(app, globals));
+    commands.push_back(aitk::cli::add_cache_command(app, globals));
 
     try {
         app.parse(argc, argv);

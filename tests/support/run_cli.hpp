@@ -30,7 +30,7 @@ inline std::string shell_quote(const std::string& s) {
     return q + "'";
 }
 
-// `env` entries are "NAME=value" prefixes for the command line.
+// `env` entries are `env` arguments: "NAME=value" sets, "-u NAME" unsets.
 inline CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = {},
                          const std::vector<std::string>& env = {}) {
     namespace fs = std::filesystem;
@@ -42,7 +42,7 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
         std::ofstream in(dir / "stdin", std::ios::binary);
         in << stdin_text;
     }
-    std::string cmd;
+    std::string cmd = "env ";
     for (const auto& e : env) cmd += e + " ";
     cmd += shell_quote(AITK_ENV_EXE);
     for (const auto& a : args) cmd += " " + shell_quote(a);

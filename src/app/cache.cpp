@@ -1,0 +1,110 @@
+#include "aitk/app/cache.hpp"
+
+#include <array>
+#include <cstdio>
+
+#include "aitk/cache/cache.hpp"
+#include "aitk/cache/maintenance.hpp"
+#include "aitk/util/error.hpp"
+
+namespace aitk::app {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<cache::Kind, 5> kAllKinds{cache::Kind::artifacts, cache::Kind::unpacked,
+                                               cache::Kind::metadata, cache::Kind::http,
+                                               cache::Kind::temp};
+
+json usage_json(const cache::Usage& u) {
+    return json{{"entries", u.entries}, {"bytes", u.bytes}};
+}
+
+std::string usage_line(std::string_view label, const cache::Usage& u) {
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-10s %8llu entries  %10s\n", std::string(label).c_str(),
+                  static_cast<unsigned long long>(u.entries), human_bytes(u.bytes).c_str());
+    return line;
+}
+
+CacheReport describe(const cache::CacheInfo& info, std::string_view heading) {
+    CacheReport r;
+    r.json["root"] = info.root.string();
+    r.json["total_bytes"] = info.total_bytes();
+    r.text = std::string(heading) + " " + info.root.string() + "\n";
+    for (cache::Kind kind : kAllKinds) {
+        r.json["kinds"][std::string(cache::to_string(kind))] = usage_json(info.of(kind));
+        r.text += usage_line(cache::to_string(kind), info.of(kind));
+    }
+    r.text += "  total      " + human_bytes(info.total_bytes()) + "\n";
+    return r;
+}
+
+}  // namespace
+
+std::string human_bytes(std::uint64_t bytes) {
+    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    std::size_t unit = 0;
+    while (value >= 1024.0 && unit + 1 < std::size(units)) {
+        value /= 1024.0;
+        ++unit;
+    }
+    char out[32];
+    if (unit == 0) {
+        std::snprintf(out, sizeof out, "%llu B", static_cast<unsigned long long>(bytes));
+    } else {
+        std::snprintf(out, sizeof out, "%.1f %s", value, units[unit]);
+    }
+    return out;
+}
+
+std::filesystem::path resolve_cache_root(const std::string& flag, const cache::Environment& env) {
+    if (!flag.empty()) return std::filesystem::absolute(flag);
+    return cache::default_cache_root(env);
+}
+
+CacheReport cache_info(const std::filesystem::path& root) {
+    cache::Cache c(root);
+    return describe(cache::info(c), "cache");
+}
+
+CacheReport cache_prune(const std::filesystem::path& root,
+                        std::optional<std::chrono::seconds> http_older_than) {
+    cache::Cache c(root);
+    cache::PruneOptions options;
+    options.http_older_than = http_older_than;
+    cache::PruneReport report = cache::prune(c, options);
+    CacheReport r;
+    r.json = json{{"root", root.string()},
+                  {"freed_bytes", report.freed_bytes()},
+                  {"removed",
+                   {{"unpacked", usage_json(report.removed_unpacked)},
+                    {"http", usage_json(report.removed_http)},
+                    {"temp", usage_json(report.removed_temp)}}}};
+    r.text = "pruned " + root.string() + ": freed " + human_bytes(report.freed_bytes()) + "\n" +
+             usage_line("unpacked", report.removed_unpacked) +
+             usage_line("http", report.removed_http) + usage_line("temp", report.removed_temp);
+    return r;
+}
+
+CacheReport cache_clean(const std::filesystem::path& root, const std::vector<std::string>& names) {
+    std::vector<cache::Kind> kinds;
+    for (const std::string& name : names) {
+        bool found = false;
+        for (cache::Kind kind : kAllKinds) {
+            if (name == cache::to_string(kind)) {
+                kinds.push_back(kind);
+                found = true;
+            }
+        }
+        if (!found) {
+            throw util::InputError("unknown cache kind '" + name + "'",
+                                   "use one of: artifacts, unpacked, metadata, http, temp");
+        }
+    }
+    cache::Cache c(root);
+    return describe(cache::clean(c, kinds), "removed from");
+}
+
+}  // namespace aitk::app

@@ -1,0 +1,62 @@
+// `aitk-env cache dir|info|prune|clean`.
+#include <iostream>
+#include <memory>
+
+#include "aitk/app/cache.hpp"
+#include "commands.hpp"
+
+namespace aitk::cli {
+
+Command add_cache_command(CLI::App& app, GlobalOptions& globals) {
+    auto* cache = app.add_subcommand("cache", "Inspect and clean the shared cache");
+    cache->require_subcommand(1);
+    struct Args {
+        std::vector<std::string> kinds;
+        double http_older_than_days = -1;
+    };
+    auto args = std::make_shared<Args>();
+    auto* dir = cache->add_subcommand("dir", "Print the cache root");
+    auto* info = cache->add_subcommand("info", "Entries and sizes per kind");
+    auto* prune = cache->add_subcommand(
+        "prune", "Remove what nothing refers to: unpacked trees of deleted artifacts, debris");
+    prune
+        ->add_option("--http-older-than", args->http_older_than_days,
+                     "Also drop index responses older than this many days")
+        ->check(CLI::NonNegativeNumber);
+    auto* clean = cache->add_subcommand("clean", "Empty the cache (or only the given kinds)");
+    clean->add_option("KIND", args->kinds, "artifacts, unpacked, metadata, http or temp");
+
+    Command command;
+    command.app = cache;
+    command.run = [=, &globals]() -> int {
+        auto root = app::resolve_cache_root(globals.cache_dir, cache::process_environment());
+        if (dir->parsed()) {
+            if (globals.json) {
+                std::cout << nlohmann::json{{"root", root.string()}}.dump() << "\n";
+            } else {
+                std::cout << root.string() << "\n";
+            }
+            return 0;
+        }
+        app::CacheReport report;
+        if (info->parsed()) report = app::cache_info(root);
+        if (prune->parsed()) {
+            std::optional<std::chrono::seconds> older;
+            if (args->http_older_than_days >= 0) {
+                older = std::chrono::seconds(
+                    static_cast<std::int64_t>(args->http_older_than_days * 86400.0));
+            }
+            report = app::cache_prune(root, older);
+        }
+        if (clean->parsed()) report = app::cache_clean(root, args->kinds);
+        if (globals.json) {
+            std::cout << report.json.dump() << "\n";
+        } else {
+            std::cout << report.text;
+        }
+        return 0;
+    };
+    return command;
+}
+
+}  // namespace aitk::cli
