@@ -1,0 +1,62 @@
+#pragma once
+// Knobs of the downloader. Defaults suit a torch-sized environment (a few GB from two indexes).
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace aitk::net {
+
+struct RetryPolicy {
+    // Consecutive failed attempts (without body progress) before a transfer gives up. An attempt
+    // that received part of the body and then broke does not count: it is resumed.
+    int max_attempts = 5;
+    // Upper bound on resumed attempts, so a server that breaks every connection still ends.
+    int max_resumes = 20;
+    // A body whose hash does not match is fetched again from scratch this many times.
+    int hash_mismatch_restarts = 1;
+    std::chrono::milliseconds initial_backoff{500};
+    double backoff_multiplier = 2.0;
+    std::chrono::milliseconds max_backoff{30'000};
+    // Each wait is scaled by a random factor in [1 - jitter, 1 + jitter].
+    double jitter = 0.25;
+    // A server's Retry-After is honoured up to this long.
+    std::chrono::milliseconds max_retry_after{120'000};
+    // Seed of the jitter generator; fixed in tests for repeatable waits.
+    std::optional<std::uint64_t> jitter_seed;
+};
+
+struct DownloaderOptions {
+    // Transfers in flight at once (`--concurrency`).
+    std::size_t concurrency = 8;
+    RetryPolicy retry;
+    std::chrono::milliseconds connect_timeout{30'000};
+    // A transfer slower than `low_speed_limit` bytes/s for `low_speed_time` is abandoned (and
+    // retried, resuming where it stopped).
+    std::size_t low_speed_limit = 1024;
+    std::chrono::seconds low_speed_time{30};
+    // CA bundle (`--cert`). When empty: SSL_CERT_FILE, then REQUESTS_CA_BUNDLE, then the system
+    // store. Verification itself can never be switched off.
+    std::optional<std::filesystem::path> ca_file;
+    // Empty means "aitk-env/<version>".
+    std::string user_agent;
+    // Reuses `<dest>.part` left by an interrupted earlier run (re-hashed, then continued with a
+    // Range request); the final hash check still decides.
+    bool resume_partial_files = true;
+    // fsync the .part before renaming it into place (durability across power loss).
+    bool sync_before_rename = false;
+    // In-memory fetches refuse bodies larger than this.
+    std::size_t max_memory_body = 256u << 20;
+    // libcurl's receive buffer per transfer (also the unit handed to the writer threads).
+    std::size_t receive_buffer_bytes = 256u << 10;
+    // Threads that write and hash file bodies beside the transfer thread; 0 does it on the
+    // transfer thread itself. Unset: one per core, at least 2 and at most 4.
+    std::optional<std::size_t> writer_threads;
+};
+
+// "aitk-env/<version>".
+std::string default_user_agent();
+
+}  // namespace aitk::net

@@ -1,0 +1,94 @@
+#include "aitk/net/redact.hpp"
+
+#include <optional>
+
+namespace aitk::net {
+namespace {
+
+struct Userinfo {
+    std::size_t begin = 0;  // first character of the userinfo
+    std::size_t end = 0;    // position of the '@' that closes it
+};
+
+// Locates `user[:pass]@` in the authority of `url` (after "scheme://", before the first '/',
+// '?' or '#'). The last '@' of the authority wins, as a password may itself hold a raw '@'.
+std::optional<Userinfo> find_userinfo(std::string_view url) noexcept {
+    const auto scheme_end = url.find("://");
+    const std::size_t authority = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+    auto authority_end = url.find_first_of("/?#", authority);
+    if (authority_end == std::string_view::npos) authority_end = url.size();
+    const auto at = url.substr(0, authority_end).rfind('@');
+    if (at == std::string_view::npos || at < authority) return std::nullopt;
+    return Userinfo{authority, at};
+}
+
+int hex_value(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+std::string percent_decode(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 2 < text.size()) {
+            const int hi = hex_value(text[i + 1]);
+            const int lo = hex_value(text[i + 2]);
+            if (hi >= 0 && lo >= 0) {
+                out.push_back(static_cast<char>(hi * 16 + lo));
+                i += 2;
+                continue;
+            }
+        }
+        out.push_back(text[i]);
+    }
+    return out;
+}
+
+void replace_all(std::string& text, std::string_view secret) {
+    // Very short fragments ("a") would mangle unrelated words; they are also no real secret.
+    if (secret.size() < 3) return;
+    std::size_t pos = 0;
+    while ((pos = text.find(secret, pos)) != std::string::npos) {
+        text.replace(pos, secret.size(), "***");
+        pos += 3;
+    }
+}
+
+}  // namespace
+
+std::string redact_url(std::string_view url) {
+    const auto info = find_userinfo(url);
+    if (!info) return std::string(url);
+    std::string out;
+    out.reserve(url.size());
+    out.append(url.substr(0, info->begin));
+    out.append("***");
+    out.append(url.substr(info->end));
+    return out;
+}
+
+bool has_credentials(std::string_view url) noexcept {
+    return find_userinfo(url).has_value();
+}
+
+std::string scrub_credentials(std::string_view text, std::string_view url) {
+    std::string out(text);
+    const auto info = find_userinfo(url);
+    if (!info) return out;
+    const auto userinfo = url.substr(info->begin, info->end - info->begin);
+    replace_all(out, userinfo);
+    const auto colon = userinfo.find(':');
+    const auto user = userinfo.substr(0, colon);
+    const auto password =
+        colon == std::string_view::npos ? std::string_view{} : userinfo.substr(colon + 1);
+    for (const auto part : {password, user}) {
+        replace_all(out, part);
+        replace_all(out, percent_decode(part));
+    }
+    return out;
+}
+
+}  // namespace aitk::net
