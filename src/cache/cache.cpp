@@ -1,5 +1,7 @@
 #include "aitk/cache/cache.hpp"
 
+#include "aitk/util/redact.hpp"
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -169,7 +171,7 @@ std::filesystem::path Cache::metadata_file(std::string_view sha256) const {
 }
 
 std::filesystem::path Cache::http_file(std::string_view url) const {
-    return sharded(base() / "http", fs::sha256_hex(redact_url(url)), ".http");
+    return sharded(base() / "http", fs::sha256_hex(util::strip_credentials(url)), ".http");
 }
 
 std::filesystem::path Cache::temp_dir() const {
@@ -227,12 +229,12 @@ std::filesystem::path Cache::insert_artifact(const std::filesystem::path& temp_f
     }
     if (actual != expected) {
         fs::remove_all_quietly(temp_file);
-        throw util::Error(util::ExitCode::failure,
-                          "sha256 mismatch for " + (what.empty() ? name : redact_url(what)) +
-                              ": expected " + expected + ", got " + actual +
-                              "; the file was discarded",
-                          "the file changed on the server or was damaged in transit; if the "
-                          "lockfile is outdated, lock again");
+        throw util::Error(
+            util::ExitCode::failure,
+            "sha256 mismatch for " + (what.empty() ? name : util::strip_credentials(what)) +
+                ": expected " + expected + ", got " + actual + "; the file was discarded",
+            "the file changed on the server or was damaged in transit; if the "
+            "lockfile is outdated, lock again");
     }
     sync_file(temp_file);
     return publish_file(temp_file, expected, name);
@@ -335,12 +337,12 @@ std::optional<HttpEntry> Cache::find_http(std::string_view url) const {
     if (!stored) return std::nullopt;
     auto entry = parse_http_entry(*stored);
     // A different URL with the same hash cannot happen in practice; a damaged file can.
-    if (!entry || entry->url != redact_url(url)) return std::nullopt;
+    if (!entry || entry->url != util::strip_credentials(url)) return std::nullopt;
     return entry;
 }
 
 void Cache::put_http(HttpEntry entry) {
-    entry.url = redact_url(entry.url);
+    entry.url = util::strip_credentials(entry.url);
     if (entry.stored_at == 0) {
         entry.stored_at = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch())

@@ -24,21 +24,6 @@ bool parse_int(std::string_view text, std::int64_t& out) {
 
 }  // namespace
 
-std::string redact_url(std::string_view url) {
-    std::size_t scheme_end = url.find("://");
-    if (scheme_end == std::string_view::npos) return std::string(url);
-    std::size_t authority = scheme_end + 3;
-    std::size_t authority_end = url.find_first_of("/?#", authority);
-    if (authority_end == std::string_view::npos) authority_end = url.size();
-    std::size_t at = url.rfind('@', authority_end - 1);
-    if (at == std::string_view::npos || at < authority || authority_end == authority) {
-        return std::string(url);
-    }
-    std::string out(url.substr(0, authority));
-    out += url.substr(at + 1);
-    return out;
-}
-
 std::string serialize_http_entry(const HttpEntry& entry) {
     std::string out;
     out.reserve(entry.body.size() + entry.url.size() + 256);

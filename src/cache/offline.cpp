@@ -1,5 +1,7 @@
 #include "aitk/cache/offline.hpp"
 
+#include "aitk/util/redact.hpp"
+
 namespace aitk::cache {
 namespace {
 
@@ -16,7 +18,7 @@ OfflineReport check_offline(const Cache& cache, const std::vector<ArtifactRef>& 
         if (!cache.find_artifact(a.sha256, a.filename)) report.missing_artifacts.push_back(a);
     }
     for (const auto& url : page_urls) {
-        if (!cache.find_http(url)) report.missing_pages.push_back(redact_url(url));
+        if (!cache.find_http(url)) report.missing_pages.push_back(util::strip_credentials(url));
     }
     return report;
 }
@@ -38,7 +40,7 @@ std::string OfflineReport::describe(const Cache& cache, std::size_t artifacts_wa
     out += " not in the cache at " + cache.root().string() + ":\n";
     for (const auto& a : missing_artifacts) {
         out += "  " + a.filename + " (sha256 " + a.sha256 + ")";
-        if (!a.url.empty()) out += " from " + redact_url(a.url);
+        if (!a.url.empty()) out += " from " + util::strip_credentials(a.url);
         out += '\n';
     }
     for (const auto& url : missing_pages)

@@ -9,7 +9,7 @@
 namespace aitk::cache {
 
 struct HttpEntry {
-    std::string url;  // credentials are removed before storing (see redact_url)
+    std::string url;  // credentials are removed before storing (see util::strip_credentials)
     std::string etag;
     std::string last_modified;
     std::string content_type;
@@ -18,9 +18,6 @@ struct HttpEntry {
 
     friend bool operator==(const HttpEntry&, const HttpEntry&) = default;
 };
-
-// "scheme://user:pass@host/..." -> "scheme://host/...": credentials never reach the disk.
-std::string redact_url(std::string_view url);
 
 // Header lines ("name: value", values without CR/LF: those are dropped), a blank line, the body.
 std::string serialize_http_entry(const HttpEntry& entry);

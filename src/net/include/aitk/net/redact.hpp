@@ -1,22 +1,12 @@
 #pragma once
-// Credentials travel inside URLs (`https://user:token@host/simple/`) and must never reach a log,
-// an error message, a lockfile or the cache. Everything the net layer shows or returns goes
-// through these helpers first.
-#include <string>
-#include <string_view>
+// The net layer's names for the credential helpers, which live in util so that every layer
+// (cache keys, index errors, lockfiles) redacts the same way.
+#include "aitk/util/redact.hpp"
 
 namespace aitk::net {
 
-// `scheme://user:pass@host/path` → `scheme://***@host/path`. The whole userinfo goes, not just
-// the password: a bare `https://TOKEN@host` carries its secret in the user name. URLs without
-// userinfo come back unchanged.
-std::string redact_url(std::string_view url);
-
-// True when the URL carries userinfo (`user@` or `user:pass@`) in its authority.
-bool has_credentials(std::string_view url) noexcept;
-
-// Replaces every occurrence of the URL's user name and password (as written and
-// percent-decoded) in `text` with `***`: a last guard for messages that come from libcurl.
-std::string scrub_credentials(std::string_view text, std::string_view url);
+using util::has_credentials;
+using util::redact_url;
+using util::scrub_credentials;
 
 }  // namespace aitk::net

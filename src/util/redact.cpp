@@ -1,8 +1,8 @@
-#include "aitk/net/redact.hpp"
+#include "aitk/util/redact.hpp"
 
 #include <optional>
 
-namespace aitk::net {
+namespace aitk::util {
 namespace {
 
 struct Userinfo {
@@ -70,6 +70,14 @@ std::string redact_url(std::string_view url) {
     return out;
 }
 
+std::string strip_credentials(std::string_view url) {
+    const auto info = find_userinfo(url);
+    if (!info) return std::string(url);
+    std::string out(url.substr(0, info->begin));
+    out.append(url.substr(info->end + 1));
+    return out;
+}
+
 bool has_credentials(std::string_view url) noexcept {
     return find_userinfo(url).has_value();
 }
@@ -91,4 +99,4 @@ std::string scrub_credentials(std::string_view text, std::string_view url) {
     return out;
 }
 
-}  // namespace aitk::net
+}  // namespace aitk::util
