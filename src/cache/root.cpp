@@ -1,5 +1,7 @@
 #include "aitk/cache/root.hpp"
 
+#include "aitk/util/subprocess.hpp"
+
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -13,13 +15,7 @@ namespace aitk::cache {
 namespace {
 
 std::string lookup(const Environment& env, std::string_view name, HostStyle host) {
-    if (auto it = env.find(std::string(name)); it != env.end()) return it->second;
-    if (host == HostStyle::windows) {  // Windows variable names ignore case
-        for (const auto& [key, value] : env) {
-            if (util::iequals(key, name)) return value;
-        }
-    }
-    return {};
+    return util::environment_lookup(env, name, host == HostStyle::windows).value_or("");
 }
 
 // Joins with the host's separator, so a Windows answer reads as one on any machine.
@@ -56,22 +52,6 @@ std::filesystem::path default_cache_root(const Environment& env, HostStyle host)
     }
     throw util::InputError("cannot choose a cache folder: neither XDG_CACHE_HOME nor HOME is set",
                            "pass --cache-dir DIR or set AITK_ENV_CACHE_DIR");
-}
-
-Environment process_environment() {
-    Environment env;
-#ifdef _WIN32
-    char** entries = _environ;
-#else
-    char** entries = environ;
-#endif
-    for (char** e = entries; e != nullptr && *e != nullptr; ++e) {
-        std::string_view line(*e);
-        std::size_t eq = line.find('=', line.empty() || line[0] != '=' ? 0 : 1);
-        if (eq == std::string_view::npos) continue;
-        env.emplace(std::string(line.substr(0, eq)), std::string(line.substr(eq + 1)));
-    }
-    return env;
 }
 
 }  // namespace aitk::cache

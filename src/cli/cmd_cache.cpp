@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "aitk/app/cache.hpp"
+#include "aitk/util/subprocess.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -29,7 +30,7 @@ Command add_cache_command(CLI::App& app, GlobalOptions& globals) {
     Command command;
     command.app = cache;
     command.run = [=, &globals]() -> int {
-        auto root = app::resolve_cache_root(globals.cache_dir, cache::process_environment());
+        auto root = app::resolve_cache_root(globals.cache_dir, util::current_environment());
         if (dir->parsed()) {
             if (globals.json) {
                 std::cout << nlohmann::json{{"root", root.string()}}.dump() << "\n";

@@ -27,7 +27,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& /*globals*/) {
 
     Command command;
     command.app = setup;
-    command.run = []() -> int {
+    command.run = [args]() -> int {
         throw util::Error(util::ExitCode::failure,
                           "setup is not available in this build yet: hardware detection, the "
                           "resolver and the installer have not landed",

@@ -59,8 +59,3 @@ TEST(CacheRoot, NothingUsableSaysWhatToSet) {
     }
 }
 
-TEST(CacheRoot, ProcessEnvironmentIsRead) {
-    ::setenv("AITK_TEST_CACHE_ROOT_PROBE", "a=b", 1);
-    auto env = aitk::cache::process_environment();
-    EXPECT_EQ(env["AITK_TEST_CACHE_ROOT_PROBE"], "a=b");
-}

@@ -1,13 +1,14 @@
 #pragma once
 // Where the cache lives when --cache-dir is not given (CLI-CONTRACT.md), computed from an
 // environment passed in, so tests and the CLI decide what the environment is.
+#include "aitk/util/subprocess.hpp"
 #include <filesystem>
 #include <map>
 #include <string>
 
 namespace aitk::cache {
 
-using Environment = std::map<std::string, std::string>;
+using Environment = util::Environment;
 
 enum class HostStyle { posix, windows };
 
@@ -22,8 +23,5 @@ inline constexpr HostStyle this_host = HostStyle::posix;
 // %LOCALAPPDATA%\aitk-env\cache (or %USERPROFILE%\AppData\Local\aitk-env\cache).
 // Throws util::InputError saying which variables to set when none is usable.
 std::filesystem::path default_cache_root(const Environment& env, HostStyle host = this_host);
-
-// The process environment as a map (for the CLI; tests build their own).
-Environment process_environment();
 
 }  // namespace aitk::cache

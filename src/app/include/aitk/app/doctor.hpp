@@ -1,0 +1,80 @@
+#pragma once
+// `aitk-env doctor`: what this machine is, which torch backend runs on it and why, which
+// interpreters it has, and whether it is ready for the manifest's hardware profiles. One result
+// value, its JSON (CLI-CONTRACT.md `doctor --json`) and its exit code.
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aitk/platform/backend.hpp"
+#include "aitk/platform/host.hpp"
+#include "aitk/platform/probe.hpp"
+#include "aitk/platform/probe_environment.hpp"
+#include "aitk/python/discovery.hpp"
+
+namespace aitk::app {
+
+struct DoctorOptions {
+    std::filesystem::path manifest;         // empty: the compiled-in AI Toolkit defaults
+    std::filesystem::path prefix = ".venv";
+    std::string backend = "auto";           // --backend; "auto" defers to AITK_ENV_TORCH_BACKEND
+    bool force = false;                     // --force
+    bool refresh = false;                   // --refresh: ignore the probe cache
+    std::filesystem::path cache_dir;        // empty: no probe cache
+    std::string tool_version = "0";         // part of the probe cache key
+    platform::ProbeEnvironment probe;       // what the probes see (environment, roots, helper)
+    bool discover_pythons = true;
+};
+
+enum class CheckStatus { ok, warn, fail };
+std::string_view check_status_name(CheckStatus status) noexcept;  // "ok", "warn", "fail"
+
+struct DoctorCheck {
+    std::string id;  // "gpu", "backend", "profile.flux-lora", "disk", ...
+    CheckStatus status = CheckStatus::ok;
+    std::string message;
+};
+
+struct ProfileReadiness {
+    std::string id;
+    std::string description;
+    bool ready = false;
+    std::string message;
+};
+
+struct DoctorReport {
+    platform::HostInfo host;
+    platform::HardwareProbe hardware;
+    bool probe_from_cache = false;
+    std::string torch_version;
+    std::vector<std::string> preferred_backends;
+    platform::BackendChoice choice;
+    std::vector<python::Interpreter> pythons;
+    std::filesystem::path prefix;
+    std::optional<std::uint64_t> disk_free_bytes;
+    std::vector<ProfileReadiness> profiles;
+    std::vector<DoctorCheck> checks;
+
+    // 3 when no backend can be chosen (CLI-CONTRACT.md: unsatisfiable), else 1 when a check
+    // fails, else 0.
+    int exit_code() const;
+    nlohmann::json to_json() const;
+};
+
+// Runs every probe and check. Throws util::InputError (exit 2) for a bad manifest, an invalid
+// override variable or an invalid --backend value.
+DoctorReport run_doctor(const DoctorOptions& options);
+
+// The libcuda child probe (`aitk-env doctor --libcuda-probe-child LIB...`): loads the first
+// library that opens and writes its report to `out`; returns the exit code.
+int run_libcuda_probe_child(const std::vector<std::string>& candidates, std::ostream& out);
+
+// Checks that stand on their own, exposed for tests (Windows decisions run as data on Linux).
+std::optional<DoctorCheck> check_cuda_visible_devices(const std::optional<std::string>& value, std::size_t gpu_count);
+DoctorCheck check_msvc_runtime(const std::filesystem::path& system32);
+
+}  // namespace aitk::app

@@ -1,0 +1,137 @@
+#pragma once
+// The data behind backend choice and doctor's readiness checks, loaded from the YAML tables in
+// manifests/ (compiled into the binary): driver → CUDA family, torch release → backends,
+// backend → compute capabilities, hardware profiles. Loaders never throw; an error names the
+// table, line and column.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aitk/platform/types.hpp"
+
+namespace aitk::platform {
+
+// "2.13" as numbers; torch versions are matched on major.minor.
+struct ReleaseKey {
+    unsigned major = 0;
+    unsigned minor = 0;
+    static Parsed<ReleaseKey> parse(std::string_view text);  // "2.13"
+    std::string to_string() const;
+    friend auto operator<=>(const ReleaseKey&, const ReleaseKey&) = default;
+};
+
+struct CudaFamily {
+    unsigned cuda_major = 0;
+    DriverVersion linux_min_driver;
+    DriverVersion windows_min_driver;
+    std::vector<std::string> unverified;
+    std::string source;
+    const DriverVersion& min_driver(OsKind os) const {
+        return os == OsKind::windows ? windows_min_driver : linux_min_driver;
+    }
+};
+
+struct ToolkitDriver {
+    CudaVersion cuda;
+    std::optional<DriverVersion> linux_driver;
+    std::optional<DriverVersion> windows_driver;
+};
+
+struct DriverTable {
+    std::vector<CudaFamily> families;  // newest first
+    std::vector<ToolkitDriver> toolkit_drivers;
+
+    const CudaFamily* family(unsigned cuda_major) const;
+    // The newest CUDA major family the driver runs (nullopt: older than every family).
+    std::optional<unsigned> newest_family(const DriverVersion& driver, OsKind os) const;
+};
+
+struct TorchRelease {
+    ReleaseKey torch;
+    std::vector<std::string> cuda;               // stable, as listed
+    std::vector<std::string> cuda_experimental;  // offered, preferred last
+    std::vector<std::string> rocm;               // "7.2" → backend "rocm7.2"
+    bool xpu = false;
+    std::vector<std::string> unverified;
+    std::string source;
+
+    bool offers(std::string_view backend) const;
+};
+
+struct ArchRow {
+    std::string variant;  // "cu126"
+    ReleaseKey torch_from;
+    std::optional<ReleaseKey> torch_to;  // inclusive; nullopt: open-ended
+    std::vector<ComputeCapability> sass;
+    std::vector<ComputeCapability> ptx;
+    std::string source;
+    std::string unverified;
+
+    bool applies_to(const ReleaseKey& torch) const;
+};
+
+// How a backend's kernels reach a device of a given compute capability.
+enum class Coverage : std::uint8_t { none, sass, ptx };
+
+struct ArchTable {
+    std::vector<ArchRow> rows;
+    const ArchRow* find(std::string_view variant, const ReleaseKey& torch) const;
+};
+
+// SASS for X.y runs on X.z (z >= y); PTX for X.y JIT-compiles on any capability >= X.y.
+Coverage coverage(const ArchRow& row, const ComputeCapability& device);
+
+struct HardwareProfile {
+    std::string id;
+    std::string description;
+    double min_ram_gib = 0;
+    double min_vram_gib = 0;
+    std::string source;
+    std::vector<std::string> unverified;
+};
+
+struct PlatformSupport {
+    std::string status;  // "ok" or "warn"
+    std::string message;
+};
+
+struct HardwareProfiles {
+    std::vector<HardwareProfile> profiles;
+    std::map<std::string, PlatformSupport> platforms;  // keyed by os_name()
+    double disk_warn_below_gib = 20;
+    double disk_fail_below_gib = 5;
+};
+
+struct Tables {
+    DriverTable drivers;
+    std::vector<TorchRelease> releases;  // ascending
+    std::string torch_index_url;
+    ArchTable archs;
+    HardwareProfiles hardware;
+
+    const TorchRelease* release(const ReleaseKey& key) const;
+};
+
+// Parsers for each table's text; `name` is used in error messages ("cuda-drivers.yaml").
+Parsed<DriverTable> parse_driver_table(std::string_view yaml, std::string_view name);
+Parsed<std::vector<TorchRelease>> parse_torch_releases(std::string_view yaml, std::string_view name,
+                                                       std::string* index_url = nullptr);
+Parsed<ArchTable> parse_arch_table(std::string_view yaml, std::string_view name);
+Parsed<HardwareProfiles> parse_hardware_profiles(std::string_view yaml, std::string_view name);
+
+// The tables compiled into the binary from manifests/. Parsed once per call.
+Parsed<Tables> builtin_tables();
+
+// What a manifest says about hardware: its torch version, backend preference and hardware
+// profiles. Only these keys are read; the manifest layer validates the rest. Absent keys stay
+// empty.
+struct ManifestHardware {
+    std::optional<std::string> torch_version;     // "2.13.0" (a leading "==" is dropped)
+    std::vector<std::string> preferred_backends;  // "cu130", "cu126", ...
+    std::optional<std::vector<HardwareProfile>> profiles;
+};
+Parsed<ManifestHardware> parse_manifest_hardware(std::string_view yaml, std::string_view name);
+
+}  // namespace aitk::platform

@@ -1,0 +1,31 @@
+#include "aitk/platform/windows_runtime.hpp"
+
+#include <system_error>
+
+#include "aitk/util/strings.hpp"
+
+namespace aitk::platform {
+
+std::filesystem::path system32_folder(const util::Environment& env) {
+    std::filesystem::path root =
+        util::environment_lookup(env, "SystemRoot", true).value_or("C:\\Windows");
+    return root / "System32";
+}
+
+std::vector<std::string> missing_msvc_runtime_dlls(const std::filesystem::path& system32) {
+    std::vector<std::string> present;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(system32, ec)) {
+        present.push_back(util::to_lower(entry.path().filename().string()));
+    }
+    std::vector<std::string> missing;
+    for (std::string_view dll : kMsvcRuntimeDlls) {
+        bool found = false;
+        for (const auto& p : present)
+            found = found || p == dll;
+        if (!found) missing.emplace_back(dll);
+    }
+    return missing;
+}
+
+}  // namespace aitk::platform

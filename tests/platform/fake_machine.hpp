@@ -1,0 +1,90 @@
+#pragma once
+// Building blocks for fake machines: temporary folders, fake /sys and /proc trees, and copies of
+// the fake NVML / libcuda (built by tests/platform/fakes) with their configs beside them.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "aitk/platform/probe_environment.hpp"
+
+namespace aitk::test {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+    fs::path path;
+    explicit TempDir(const std::string& tag = "platform") {
+        static int counter = 0;
+        path = fs::temp_directory_path() /
+               ("aitk-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+};
+
+inline void write_file(const fs::path& path, const std::string& content) {
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary);
+    out << content;
+}
+
+inline std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// Copies a built fake library to dir/name and writes its config to dir/name.conf.
+inline fs::path install_fake_library(const fs::path& built, const fs::path& dir,
+                                     const std::string& name, const std::string& config) {
+    fs::create_directories(dir);
+    fs::path target = dir / name;
+    fs::copy_file(built, target, fs::copy_options::overwrite_existing);
+    write_file(fs::path(target.string() + ".conf"), config);
+    return target;
+}
+
+#ifdef AITK_FAKE_NVML
+inline fs::path install_fake_nvml(const fs::path& dir, const std::string& config) {
+    return install_fake_library(AITK_FAKE_NVML, dir, "libnvidia-ml.so.1", config);
+}
+#endif
+#ifdef AITK_FAKE_LIBCUDA
+inline fs::path install_fake_libcuda(const fs::path& dir, const std::string& config) {
+    return install_fake_library(AITK_FAKE_LIBCUDA, dir, "libcuda.so.1", config);
+}
+#endif
+
+// A probe environment that sees nothing of the real machine: /sys and /proc under `root`, an
+// empty PATH folder, no NVML or libcuda candidates, no libcuda helper, short timeouts.
+inline platform::ProbeEnvironment isolated_environment(const fs::path& root) {
+    platform::ProbeEnvironment env;
+    env.root = root;
+    env.os = platform::OsKind::linux_os;
+    fs::create_directories(root / "bin");
+    env.env = {{"PATH", (root / "bin").string()}, {"HOME", root.string()}};
+    env.nvml_candidates = std::vector<std::string>{};
+    env.libcuda_candidates = std::vector<std::string>{};
+    env.timeouts = platform::ProbeTimeouts::all(std::chrono::milliseconds(5000));
+    return env;
+}
+
+// /sys/bus/pci/devices/<address>/{vendor,device,class}
+inline void add_pci_device(const fs::path& root, const std::string& address,
+                           const std::string& vendor, const std::string& device,
+                           const std::string& cls) {
+    fs::path dir = root / "sys/bus/pci/devices" / address;
+    write_file(dir / "vendor", vendor + "\n");
+    write_file(dir / "device", device + "\n");
+    write_file(dir / "class", cls + "\n");
+}
+
+}  // namespace aitk::test
