@@ -209,6 +209,7 @@ Parsed<Version> Version::parse(std::string_view text) {
     if (s.peek() == '+') {
         s.advance();
         std::size_t label_start = s.pos();
+        std::string local;
         while (true) {
             std::size_t seg_start = s.pos();
             bool numeric = true;
@@ -224,13 +225,13 @@ Parsed<Version> Version::parse(std::string_view text) {
                             s.pos());
             }
             std::string_view seg = body.substr(seg_start, s.pos() - seg_start);
-            if (!v.local_.empty()) v.local_ += '.';
+            if (!local.empty()) local += '.';
             if (numeric) {
                 std::size_t nz = seg.find_first_not_of('0');
-                v.local_ += nz == std::string_view::npos ? std::string_view("0") : seg.substr(nz);
+                local += nz == std::string_view::npos ? std::string_view("0") : seg.substr(nz);
             } else {
                 for (char c : seg)
-                    v.local_ += to_ascii_lower(c);
+                    local += to_ascii_lower(c);
             }
             if (is_separator(s.peek()) && is_ascii_alnum(s.peek(1))) {
                 s.advance();
@@ -238,6 +239,7 @@ Parsed<Version> Version::parse(std::string_view text) {
             }
             break;
         }
+        v.local_.assign(std::move(local));
     }
     if (!s.at_end()) {
         char c = s.peek();
@@ -306,7 +308,7 @@ std::strong_ordering Version::compare_after_release(const Version& a, const Vers
     if (a.has_dev_) {
         if (auto c = a.dev_ <=> b.dev_; c != 0) return c;
     }
-    return compare_local(a.local_, b.local_);
+    return compare_local(a.local_.str(), b.local_.str());
 }
 
 std::size_t Version::hash() const noexcept {
@@ -321,7 +323,7 @@ std::size_t Version::hash() const noexcept {
     h = mix(h, pre_kind_ ? pre_number_ : 0);
     h = mix(h, has_post_ ? post_ + 1 : 0);
     h = mix(h, has_dev_ ? dev_ + 1 : 0);
-    return mix(h, std::hash<std::string>{}(local_));
+    return mix(h, std::hash<std::string>{}(local_.str()));
 }
 
 std::string Version::public_string() const {
@@ -354,7 +356,7 @@ std::string Version::to_string() const {
     std::string out = public_string();
     if (!local_.empty()) {
         out += '+';
-        out += local_;
+        out += local_.str();
     }
     return out;
 }

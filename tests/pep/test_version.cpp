@@ -142,6 +142,24 @@ TEST(Version, SeparatorAfterAKeywordNeedsNoNumber) {
     EXPECT_FALSE(Version::parse("1.0.post.+"));
 }
 
+TEST(Version, LongReleasesAndLocalLabelsSurviveCopies) {
+    // More than four release numbers live on the heap; copies must be deep and equal.
+    Version a = v("1.2.3.4.5.6.7+Local.9");
+    Version b = a;
+    Version c;
+    c = b;
+    EXPECT_EQ(c.to_string(), "1.2.3.4.5.6.7+local.9");
+    EXPECT_EQ(c, a);
+    EXPECT_EQ(c.release().size(), 7u);
+    Version moved = std::move(b);
+    EXPECT_EQ(moved.to_string(), "1.2.3.4.5.6.7+local.9");
+    EXPECT_LT(v("1.2.3.4.5.6"), a);
+    EXPECT_EQ(v("1.2.3.4.5.0.0"), v("1.2.3.4.5"));
+    EXPECT_EQ(a.public_version().to_string(), "1.2.3.4.5.6.7");
+    EXPECT_EQ(a.base().to_string(), "1.2.3.4.5.6.7");
+    EXPECT_EQ(Version().to_string(), "0");
+}
+
 TEST(Version, TorchLocalVersionsOrder) {
     // The torch family's backend builds differ only in their local label.
     EXPECT_LT(v("2.7.0+cpu"), v("2.7.0+cu128"));

@@ -1,9 +1,11 @@
 #pragma once
 // PEP 440 versions: parsing, normalisation and ordering, following pypa/packaging's Version.
+#include <algorithm>
 #include <array>
 #include <compare>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,7 +28,8 @@ struct PreRelease {
 std::string_view pre_kind_string(PreKind kind) noexcept;
 
 // Release numbers with room for four inline: nearly every real version ("2.7.0") fits, so
-// parsing one allocates nothing; longer releases move to the heap.
+// parsing one allocates nothing; longer releases move to the heap. Moving one is a few word
+// copies, which matters when versions are sorted by the hundred thousand.
 class ReleaseNumbers {
   public:
     ReleaseNumbers() = default;
@@ -34,31 +37,77 @@ class ReleaseNumbers {
         for (auto n : numbers)
             push_back(n);
     }
+    ReleaseNumbers(const ReleaseNumbers& other) { *this = other; }
+    ReleaseNumbers& operator=(const ReleaseNumbers& other) {
+        if (this == &other) return *this;
+        clear();
+        for (std::size_t i = 0; i < other.size_; ++i)
+            push_back(other[i]);
+        return *this;
+    }
+    ReleaseNumbers(ReleaseNumbers&&) noexcept = default;
+    ReleaseNumbers& operator=(ReleaseNumbers&&) noexcept = default;
 
     void push_back(std::uint64_t n) {
-        if (size_ < inline_.size()) {
-            inline_[size_] = n;
-        } else {
-            if (size_ == inline_.size()) heap_.assign(inline_.begin(), inline_.end());
-            heap_.push_back(n);
+        if (size_ < inline_.size() && !heap_) {
+            inline_[size_++] = n;
+            return;
         }
-        ++size_;
+        if (size_ == capacity_) grow();
+        heap_[size_++] = n;
     }
     void clear() noexcept {
         size_ = 0;
-        heap_.clear();
+        capacity_ = 0;
+        heap_.reset();
     }
     std::size_t size() const noexcept { return size_; }
-    const std::uint64_t* data() const noexcept {
-        return size_ <= inline_.size() ? inline_.data() : heap_.data();
-    }
+    const std::uint64_t* data() const noexcept { return heap_ ? heap_.get() : inline_.data(); }
     std::uint64_t operator[](std::size_t i) const noexcept { return data()[i]; }
     operator std::span<const std::uint64_t>() const noexcept { return {data(), size_}; }
 
   private:
+    void grow() {
+        std::size_t capacity = capacity_ == 0 ? 2 * inline_.size() : 2 * capacity_;
+        auto bigger = std::make_unique<std::uint64_t[]>(capacity);
+        std::copy(data(), data() + size_, bigger.get());
+        heap_ = std::move(bigger);
+        capacity_ = static_cast<std::uint32_t>(capacity);
+    }
+
     std::array<std::uint64_t, 4> inline_{};
-    std::vector<std::uint64_t> heap_;  // all numbers once there are more than four
-    std::size_t size_ = 0;
+    std::unique_ptr<std::uint64_t[]> heap_;  // all numbers once there are more than four
+    std::uint32_t size_ = 0;
+    std::uint32_t capacity_ = 0;
+};
+
+// A local label, on the heap only when there is one: most versions have none, and a null
+// pointer moves as cheaply as an integer.
+class LocalLabel {
+  public:
+    LocalLabel() = default;
+    LocalLabel(const LocalLabel& other)
+        : text_(other.text_ ? std::make_unique<std::string>(*other.text_) : nullptr) {}
+    LocalLabel& operator=(const LocalLabel& other) {
+        if (this != &other)
+            text_ = other.text_ ? std::make_unique<std::string>(*other.text_) : nullptr;
+        return *this;
+    }
+    LocalLabel(LocalLabel&&) noexcept = default;
+    LocalLabel& operator=(LocalLabel&&) noexcept = default;
+
+    void assign(std::string text) {
+        text_ = text.empty() ? nullptr : std::make_unique<std::string>(std::move(text));
+    }
+    void clear() noexcept { text_.reset(); }
+    bool empty() const noexcept { return !text_; }
+    const std::string& str() const noexcept {
+        static const std::string none;
+        return text_ ? *text_ : none;
+    }
+
+  private:
+    std::unique_ptr<std::string> text_;
 };
 
 class Version {
@@ -82,7 +131,7 @@ class Version {
         return has_dev_ ? std::optional<std::uint64_t>(dev_) : std::nullopt;
     }
     // Normalised local label ("ubuntu.1", "cu128"); empty when there is none.
-    const std::string& local() const noexcept { return local_; }
+    const std::string& local() const noexcept { return local_.str(); }
     bool has_local() const noexcept { return !local_.empty(); }
 
     bool is_prerelease() const noexcept { return pre_kind_ != 0 || has_dev_; }
@@ -142,7 +191,7 @@ class Version {
     std::uint8_t pre_kind_ = 0;  // 0: none, else PreKind + 1
     bool has_post_ = false;
     bool has_dev_ = false;
-    std::string local_;
+    LocalLabel local_;
 };
 
 struct VersionHash {
