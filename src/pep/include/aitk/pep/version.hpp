@@ -53,7 +53,7 @@ class ReleaseNumbers {
             inline_[size_++] = n;
             return;
         }
-        if (size_ == capacity_) grow();
+        if (!heap_ || size_ == capacity_) grow();
         heap_[size_++] = n;
     }
     void clear() noexcept {
