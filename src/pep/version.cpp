@@ -311,6 +311,22 @@ std::strong_ordering Version::compare_after_release(const Version& a, const Vers
     return compare_local(a.local_.str(), b.local_.str());
 }
 
+std::uint64_t Version::make_order_key() const noexcept {
+    constexpr unsigned field_bits = 20;
+    constexpr std::uint64_t field_max = (std::uint64_t{1} << field_bits) - 1;
+    // Bit 63: a non-zero epoch (all such versions sort after epoch 0; their order is decided
+    // in full). Then three 20-bit release fields.
+    if (epoch_ != 0) return std::uint64_t{1} << 63;
+    std::uint64_t key = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+        std::uint64_t n = i < release_.size() ? release_[i] : 0;
+        bool saturated = n >= field_max;
+        key |= (saturated ? field_max : n) << (field_bits * (2 - i));
+        if (saturated) break;
+    }
+    return key;
+}
+
 std::size_t Version::hash() const noexcept {
     auto mix = [](std::size_t h, std::uint64_t x) {
         return h ^ (std::hash<std::uint64_t>{}(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
@@ -377,6 +393,7 @@ Version Version::base() const {
     v.epoch_ = epoch_;
     v.release_ = release_;
     v.significant_ = significant_;
+    v.order_key_ = order_key_;
     v.plain_ = true;
     return v;
 }

@@ -151,6 +151,7 @@ class Version {
     // resolving compare versions millions of times, and most pairs differ in the epoch or the
     // release, so that part is inline and the rest is out of line.
     friend std::strong_ordering operator<=>(const Version& a, const Version& b) noexcept {
+        if (a.order_key_ != b.order_key_) return a.order_key_ <=> b.order_key_;
         if (a.epoch_ != b.epoch_) return a.epoch_ <=> b.epoch_;
         const std::uint64_t* ra = a.release_.data();
         const std::uint64_t* rb = b.release_.data();
@@ -173,7 +174,9 @@ class Version {
         while (n > 0 && release_[n - 1] == 0)
             --n;
         significant_ = static_cast<std::uint32_t>(n);
+        order_key_ = make_order_key();
     }
+    std::uint64_t make_order_key() const noexcept;
 
     std::uint64_t component(std::size_t i) const noexcept {
         return i < release_.size() ? release_[i] : 0;
@@ -182,7 +185,12 @@ class Version {
     std::uint64_t epoch_ = 0;
     ReleaseNumbers release_;
     std::uint32_t significant_ = 0;  // release length without trailing zeros
-    bool plain_ = true;              // no pre, post, dev or local part
+    // The epoch and the first three release numbers packed so that a < b whenever
+    // order_key_(a) < order_key_(b): most comparisons in a sort end on this one integer. A
+    // number too large for its field saturates and zeroes the fields after it, so equal keys
+    // only ever mean "compare in full".
+    std::uint64_t order_key_ = 0;
+    bool plain_ = true;  // no pre, post, dev or local part
     // Pre/post/dev parts packed (no std::optional padding): versions are sorted and moved in
     // bulk, so their size matters.
     std::uint64_t pre_number_ = 0;
