@@ -1,0 +1,81 @@
+#include "aitk/index/routing.hpp"
+
+#include "aitk/pep/name.hpp"
+
+namespace aitk::index {
+
+std::string_view to_string(IndexKind kind) noexcept {
+    switch (kind) {
+        case IndexKind::simple:
+            return "simple";
+        case IndexKind::find_links:
+            return "find-links";
+        case IndexKind::torch_backend:
+            return "torch-backend";
+    }
+    return "simple";
+}
+
+std::vector<std::string> default_torch_family() {
+    return {"torch",      "torchvision", "torchaudio", "torchao",        "torchcodec",
+            "torchtext",  "torchdata",   "torchrec",   "torchtune",      "torch-tensorrt",
+            "fbgemm-gpu", "xformers",    "triton",     "pytorch-triton*"};
+}
+
+std::string with_trailing_slash(std::string_view url) {
+    std::string out(url);
+    if (out.empty() || out.back() != '/') out += '/';
+    return out;
+}
+
+IndexRouting IndexRouting::from_options(std::string_view primary,
+                                        const std::vector<std::string>& extra_indexes,
+                                        const std::vector<std::string>& find_links,
+                                        std::string_view torch_index_url,
+                                        std::string_view torch_backend) {
+    IndexRouting routing;
+    if (!primary.empty()) {
+        routing.indexes.push_back({"primary", with_trailing_slash(primary), IndexKind::simple});
+    }
+    for (std::size_t i = 0; i < extra_indexes.size(); ++i) {
+        routing.indexes.push_back({"extra-index " + std::to_string(i + 1),
+                                   with_trailing_slash(extra_indexes[i]), IndexKind::simple});
+    }
+    for (const auto& location : find_links) {
+        routing.indexes.push_back({"find-links", location, IndexKind::find_links});
+    }
+    if (!torch_index_url.empty() && !torch_backend.empty()) {
+        routing.torch_backend_index = IndexLocation{
+            "torch " + std::string(torch_backend),
+            with_trailing_slash(with_trailing_slash(torch_index_url) + std::string(torch_backend)),
+            IndexKind::torch_backend};
+    }
+    return routing;
+}
+
+bool IndexRouting::is_torch_family(std::string_view project) const {
+    const std::string name = pep::canonicalize_name(project);
+    for (const auto& pattern : torch_family) {
+        if (!pattern.empty() && pattern.back() == '*') {
+            if (std::string_view(name).starts_with(
+                    std::string_view(pattern).substr(0, pattern.size() - 1))) {
+                return true;
+            }
+        } else if (name == pattern) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::vector<IndexLocation> IndexRouting::candidates(std::string_view project) const {
+    if (torch_backend_index && is_torch_family(project)) return {*torch_backend_index};
+    return indexes;
+}
+
+std::string project_page_url(const IndexLocation& index, std::string_view project) {
+    if (index.kind == IndexKind::find_links) return index.url;
+    return with_trailing_slash(index.url) + std::string(project) + "/";
+}
+
+}  // namespace aitk::index
