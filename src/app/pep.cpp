@@ -145,10 +145,15 @@ pep::TargetPlatform target_from(const json& r) {
         try {
             if (dot == std::string::npos) throw std::invalid_argument(text);
             std::size_t used = 0;
-            unsigned a = static_cast<unsigned>(std::stoul(text.substr(0, dot)));
-            unsigned b = static_cast<unsigned>(std::stoul(text.substr(dot + 1), &used));
+            unsigned long a = std::stoul(text.substr(0, dot));
+            unsigned long b = std::stoul(text.substr(dot + 1), &used);
             if (used != text.size() - dot - 1) throw std::invalid_argument(text);
-            return pep::OsVersion{a, b};
+            if (a > pep::max_target_version_part || b > pep::max_target_version_part) {
+                throw RequestError{std::string(what) + " \"" + text +
+                                   "\" is out of range (each part at most " +
+                                   std::to_string(pep::max_target_version_part) + ")"};
+            }
+            return pep::OsVersion{static_cast<unsigned>(a), static_cast<unsigned>(b)};
         } catch (const std::exception&) {
             throw RequestError{std::string(what) + " must look like X.Y, got \"" + text + "\""};
         }

@@ -336,7 +336,17 @@ std::string windows_platform(std::string_view arch) {
 
 }  // namespace
 
-std::vector<std::string> platform_tags(const TargetPlatform& target) {
+TargetPlatform bounded(TargetPlatform t) noexcept {
+    t.python_minor = std::min(t.python_minor, max_target_version_part);
+    t.os_version.major = std::min(t.os_version.major, max_target_version_part);
+    t.os_version.minor = std::min(t.os_version.minor, max_target_version_part);
+    return t;
+}
+
+std::vector<std::string> platform_tags(const TargetPlatform& requested) {
+    // Tag lists walk version ladders down from the target's numbers: absurd numbers (a hostile
+    // request, a typo) must not turn that into a billion-step loop.
+    const TargetPlatform target = bounded(requested);
     std::vector<std::string> out;
     switch (target.os) {
         case TargetOs::linux_glibc:
@@ -416,7 +426,8 @@ void add_generic(std::vector<Tag>& out, const std::string& interpreter, const st
 
 }  // namespace
 
-std::vector<Tag> compatible_tags(const TargetPlatform& target) {
+std::vector<Tag> compatible_tags(const TargetPlatform& requested) {
+    const TargetPlatform target = bounded(requested);
     const std::vector<std::string> platforms = platform_tags(target);
     const std::string impl = util::to_lower(target.implementation);
     const std::string version = version_nodot(target.python_major, target.python_minor);

@@ -127,3 +127,20 @@ TEST(PepCommands, HumanSubcommandsAnswerWhyAVersionIsPicked) {
     EXPECT_EQ(reply["result"]["compatible"], false);
     EXPECT_EQ(reply["result"]["version"], "2.7.0+cu128");
 }
+
+TEST(PepBatch, AbsurdTargetVersionsAreRejectedQuickly) {
+    // Found by fuzz_pep_batch: a huge macOS version made the tag ladder loop for seconds.
+    std::string input = R"({"op":"tags","os":"macos","arch":"arm64","os_version":"99999.0"})"
+                        "\n"
+                        R"({"op":"tags","python":"3.4294967296"})"
+                        "\n"
+                        R"({"op":"tags","os":"linux","libc":"glibc 2.999999"})"
+                        "\n";
+    auto r = run_cli({"pep", "batch"}, input);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), 3u);
+    for (const auto& line : lines)
+        EXPECT_FALSE(line["ok"].get<bool>()) << line;
+    EXPECT_NE(lines[0]["error"].get<std::string>().find("out of range"), std::string::npos);
+}

@@ -473,3 +473,15 @@ TEST(TagPriority, FirstOccurrenceWins) {
     TagPriority empty;
     EXPECT_FALSE(empty.rank(ordered[0]));
 }
+
+TEST(TagsBounds, AbsurdVersionsAreClampedNotLoopedOver) {
+    aitk::pep::TargetPlatform t;
+    t.os = aitk::pep::TargetOs::macos;
+    t.arch = "arm64";
+    t.os_version = {4000000000u, 4000000000u};
+    t.python_minor = 4000000000u;
+    auto tags = aitk::pep::compatible_tags(t);
+    EXPECT_FALSE(tags.empty());
+    EXPECT_LT(tags.size(), 2000000u);
+    EXPECT_EQ(aitk::pep::bounded(t).os_version.major, aitk::pep::max_target_version_part);
+}

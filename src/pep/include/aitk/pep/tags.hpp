@@ -76,6 +76,12 @@ struct TargetPlatform {
 // macosx_X_Y_<format> down the version ladder; or the single win_* tag.
 std::vector<std::string> platform_tags(const TargetPlatform& target);
 
+// Version numbers of a target above this are clamped by platform_tags/compatible_tags (no real
+// Python, glibc, musl or macOS comes near it); callers taking user input reject them first.
+inline constexpr unsigned max_target_version_part = 200;
+// The target with every version number clamped to max_target_version_part.
+TargetPlatform bounded(TargetPlatform target) noexcept;
+
 // Every tag the target accepts, best first, in packaging's sys_tags() order: the interpreter's
 // own ABIs, abi3, "none", older abi3, then py* tags on each platform, then "-none-any" tags.
 std::vector<Tag> compatible_tags(const TargetPlatform& target);
