@@ -15,8 +15,13 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "aitk/fs/temp.hpp"
 #include "aitk/net/clock.hpp"
 #include "aitk/net/options.hpp"
+#include "http_server.hpp"
+#include "mirror_builder.hpp"
 
 namespace aitk::test {
 
@@ -106,6 +111,26 @@ class NoRangeServer {
     std::thread thread_;
     std::atomic<int> requests_{0};
     std::atomic<std::uint64_t> bytes_{0};
+};
+
+// A suite over the torch-like mirror, built once per suite (it holds a few hundred real
+// wheels) and served by a fresh local server for every test.
+class TorchMirrorTest : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        mirror_dir = new fs::TempDir(fs::TempDir::create("aitk-index-mirror"));
+        scenario = new TorchScenario(build_torch_like_scenario(mirror_dir->path()));
+    }
+    static void TearDownTestSuite() {
+        delete scenario;
+        delete mirror_dir;
+    }
+    void SetUp() override { server.serve_directory(scenario->root); }
+
+    static inline fs::TempDir* mirror_dir = nullptr;
+    static inline TorchScenario* scenario = nullptr;
+    HttpServer server;
+    std::shared_ptr<InstantClock> clock = std::make_shared<InstantClock>();
 };
 
 }  // namespace aitk::test

@@ -29,20 +29,8 @@ namespace {
 
 const test::ClearProxyEnvironment no_proxy;
 
-// The torch-like mirror is built once (it holds a few hundred real wheels).
-class ClientTest : public ::testing::Test {
+class ClientTest : public test::TorchMirrorTest {
   protected:
-    static void SetUpTestSuite() {
-        mirror_dir = new fs::TempDir(fs::TempDir::create("aitk-index-client"));
-        scenario = new test::TorchScenario(test::build_torch_like_scenario(mirror_dir->path()));
-    }
-    static void TearDownTestSuite() {
-        delete scenario;
-        delete mirror_dir;
-    }
-
-    void SetUp() override { server.serve_directory(scenario->root); }
-
     IndexRouting routing(std::string backend = "cu126") const {
         return IndexRouting::from_options(server.url("/simple/"), {}, {}, server.url("/whl"),
                                           backend);
@@ -69,10 +57,6 @@ class ClientTest : public ::testing::Test {
         return out;
     }
 
-    static inline fs::TempDir* mirror_dir = nullptr;
-    static inline test::TorchScenario* scenario = nullptr;
-    HttpServer server;
-    std::shared_ptr<test::InstantClock> clock = std::make_shared<test::InstantClock>();
     net::Downloader downloader{test::index_test_options(), clock};
     fs::TempDir cache_dir = fs::TempDir::create("aitk-index-cache");
     cache::Cache cache{cache_dir.path()};

@@ -26,19 +26,8 @@ namespace {
 
 const test::ClearProxyEnvironment no_proxy;
 
-class MetadataTest : public ::testing::Test {
+class MetadataTest : public test::TorchMirrorTest {
   protected:
-    static void SetUpTestSuite() {
-        mirror_dir = new fs::TempDir(fs::TempDir::create("aitk-index-metadata"));
-        scenario = new test::TorchScenario(test::build_torch_like_scenario(mirror_dir->path()));
-    }
-    static void TearDownTestSuite() {
-        delete scenario;
-        delete mirror_dir;
-    }
-
-    void SetUp() override { server.serve_directory(scenario->root); }
-
     std::vector<DistributionFile> files_of(HttpServer& on, const std::string& index_path,
                                            const std::string& project) {
         net::Downloader pages(test::index_test_options(), clock);
@@ -60,10 +49,6 @@ class MetadataTest : public ::testing::Test {
         return f.url.substr(f.url.find('/', 8));
     }
 
-    static inline fs::TempDir* mirror_dir = nullptr;
-    static inline test::TorchScenario* scenario = nullptr;
-    HttpServer server;
-    std::shared_ptr<test::InstantClock> clock = std::make_shared<test::InstantClock>();
     net::Downloader downloader{test::index_test_options(), clock};
     fs::TempDir cache_dir = fs::TempDir::create("aitk-index-cache");
     cache::Cache cache{cache_dir.path()};
