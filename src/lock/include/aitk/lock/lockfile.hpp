@@ -1,0 +1,106 @@
+#pragma once
+// The lockfile: a valid environment.yml (conda env create -f and micromamba accept it) whose
+// `dependencies` pin python and list, under `pip:`, the default target's exact files in a form
+// real pip accepts in hash-checking mode; plus one extra top-level key, `x-aitk-env`, holding
+// every target's full resolution (conda warns about and ignores unknown keys; micromamba
+// ignores them). The text is deterministic: sorted, no timestamps, no credentials, so that
+// re-locking unchanged inputs is byte-identical.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aitk/util/input_problem.hpp"
+
+namespace aitk::lock {
+
+inline constexpr int lock_format_version = 1;
+inline constexpr std::string_view extension_key = "x-aitk-env";
+
+struct LockedIndex {
+    std::string name;  // "primary", "extra-index 1", "torch cu130", "find-links"
+    std::string url;   // without credentials
+    std::string kind;  // "simple", "find-links", "torch-backend"
+    friend bool operator==(const LockedIndex&, const LockedIndex&) = default;
+};
+
+struct LockedFile {
+    std::string filename;
+    std::string url;     // without credentials
+    std::string sha256;  // lower-case hex
+    std::uint64_t size = 0;
+    friend bool operator==(const LockedFile&, const LockedFile&) = default;
+};
+
+// A package that has no wheel: built from source by a later stage.
+struct LockedSource {
+    std::string kind;  // "vcs", "sdist", "url", "directory"
+    std::string url;   // repository or archive URL, without credentials
+    std::string commit;        // vcs: the full commit (or the revision as written)
+    std::string sha256;        // sdist/url archives
+    std::uint64_t size = 0;
+    std::string subdirectory;
+    friend bool operator==(const LockedSource&, const LockedSource&) = default;
+};
+
+struct LockedPackage {
+    std::string name;     // normalised
+    std::string version;  // "2.13.0+cu130"; "" for a source node whose version is unknown
+    bool requested = false;
+    std::string index;                      // LockedIndex::name; "" for direct references
+    std::vector<std::string> extras;        // activated, sorted
+    std::vector<std::string> dependencies;  // names, sorted
+    std::optional<LockedFile> wheel;
+    std::optional<LockedSource> source;
+    friend bool operator==(const LockedPackage&, const LockedPackage&) = default;
+};
+
+struct LockedTarget {
+    std::string id;       // "linux-x86_64-cu130"
+    std::string os;       // "linux"
+    std::string arch;     // "x86_64"
+    std::string backend;  // "cu130"
+    std::string python;   // "3.12.3" (full version the markers were evaluated with)
+    std::map<std::string, std::string> marker_environment;  // PEP 508 variable → value
+    std::map<std::string, std::string> variables;           // environment for this target
+    std::vector<LockedPackage> packages;                    // sorted by name
+    const LockedPackage* find(std::string_view name) const;
+    friend bool operator==(const LockedTarget&, const LockedTarget&) = default;
+};
+
+struct Lockfile {
+    std::string name;  // environment name
+    std::vector<std::string> channels = {"conda-forge"};
+    int format = lock_format_version;
+    std::string generator;   // "aitk-env 0.1.0"
+    std::string input_hash;  // "sha256:<hex>" over the inputs that decide the lock
+    std::string python_requires;
+    std::vector<LockedIndex> indexes;
+    std::string default_target;        // id; its packages form the `pip:` list
+    std::vector<LockedTarget> targets;  // sorted by id
+    const LockedTarget* find_target(std::string_view id) const;
+    friend bool operator==(const Lockfile&, const Lockfile&) = default;
+};
+
+// The environment.yml text. Every string that YAML could misread is quoted; keys keep a fixed
+// order; lists are sorted.
+std::string write_lockfile(const Lockfile& lock);
+
+// The `pip:` lines for `target`: `--index-url`/`--extra-index-url` for the indexes it uses,
+// then per package `name==version --hash=sha256:<hex>` (or `name @ url#sha256=<hex>` for
+// direct references and find-links files), sorted by name. Source nodes without a hash are
+// left out (pip would refuse them in hash mode) and returned in `left_out`.
+struct PipSection {
+    std::vector<std::string> lines;
+    std::vector<std::string> left_out;
+};
+PipSection pip_section(const Lockfile& lock, const LockedTarget& target);
+
+// Reads a lockfile written by write_lockfile (or edited by hand): problems name
+// file:line:column. A file without the `x-aitk-env` key is not our lockfile (the hint says to
+// use `setup -f` for a plain environment.yml).
+util::Loaded<Lockfile> parse_lockfile(std::string_view yaml, std::string_view file);
+
+}  // namespace aitk::lock
