@@ -18,5 +18,6 @@ Command add_pep_command(CLI::App& app, GlobalOptions& globals);
 Command add_setup_command(CLI::App& app, GlobalOptions& globals);
 Command add_cache_command(CLI::App& app, GlobalOptions& globals);
 Command add_doctor_command(CLI::App& app, GlobalOptions& globals);
+Command add_lock_command(CLI::App& app, GlobalOptions& globals);
 
 }  // namespace aitk::cli

@@ -30,6 +30,14 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_flag("--offline", g.offline, "Never touch the network")
         ->envname("AITK_ENV_OFFLINE")
         ->group(group);
+    app.add_option("--concurrency", g.concurrency, "Parallel downloads (default 8)")
+        ->envname("AITK_ENV_CONCURRENCY")
+        ->check(CLI::Range(1, 256))
+        ->group(group);
+    app.add_option("--cert", g.cert,
+                   "CA bundle for TLS (default: SSL_CERT_FILE, REQUESTS_CA_BUNDLE, the system's)")
+        ->check(CLI::ExistingFile)
+        ->group(group);
     app.add_flag("--json", g.json, "Machine-readable result on stdout")->group(group);
     app.add_flag(
            "-v,--verbose", [&g](std::int64_t n) { g.verbosity += static_cast<int>(n); },

@@ -2,6 +2,7 @@
 // Options every command accepts (CLI-CONTRACT.md "Global options").
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ struct GlobalOptions {
     std::vector<std::string> find_links;
     std::string torch_index_url;
     bool offline = false;
+    std::size_t concurrency = 8;  // parallel transfers
+    std::string cert;             // CA bundle; empty: SSL_CERT_FILE, REQUESTS_CA_BUNDLE, system
     bool json = false;
     int verbosity = 0;  // -v raises, -q lowers
     bool no_progress = false;

@@ -536,7 +536,7 @@ void MetadataFetcher::run_full_downloads(std::vector<Job*>& jobs) {
         request.expected_size = file.size;
         requests.push_back(std::move(request));
     }
-    auto outcomes = downloader_.download(requests);
+    auto outcomes = downloader_.download(requests, observer_);
     for (std::size_t i = 0; i < round.size(); ++i) {
         Job& job = *round[i];
         const DistributionFile& file = *job.file;

@@ -315,6 +315,29 @@ TEST_F(MetadataTest, AServerWithoutRangesAndABigWheelFallsBackToADownload) {
                 HasSubstr("the server ignored the Range header and sent the whole file"));
 }
 
+TEST_F(MetadataTest, AnObserverWatchesTheWholeWheelDownloads) {
+    struct Recorder : net::TransferObserver {
+        std::vector<std::string> started;
+        int finished = 0;
+        void on_start(const net::TransferInfo& info) override { started.push_back(info.url); }
+        void on_finish(std::size_t, const net::FinishInfo&) override { ++finished; }
+    } recorder;
+    SmallMirror m(false);
+    test::NoRangeServer s(m.dir.path());
+    const auto page = test::slurp_file(m.dir.path() / "simple" / "demo" / "index.html");
+    const auto parsed = index::parse_html_page(page, s.url("/simple/demo/"), "demo");
+    ASSERT_TRUE(parsed);
+    auto f = fetcher(&cache);
+    ASSERT_TRUE(f.fetch(parsed->files[0]));  // learns that the host ignores ranges
+    f.set_observer(&recorder);
+    auto result = f.fetch(parsed->files[1]);
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(result->source, MetadataSource::full_download);
+    ASSERT_EQ(recorder.started.size(), 1u);
+    EXPECT_EQ(recorder.started[0], parsed->files[1].url);
+    EXPECT_EQ(recorder.finished, 1);
+}
+
 TEST_F(MetadataTest, MetadataThatContradictsTheFilenameIsAnError) {
     SmallMirror m(false);
     HttpServer s;

@@ -18,6 +18,7 @@
 #include "aitk/index/index_error.hpp"
 #include "aitk/net/clock.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/net/observer.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "aitk/util/expected.hpp"
 
@@ -80,6 +81,10 @@ class MetadataFetcher {
     // wheels from there skip straight to a full download.
     const std::set<std::string>& hosts_without_ranges() const noexcept { return no_range_hosts_; }
 
+    // Watches the whole-wheel downloads (the last resort), which can be large enough to need a
+    // progress bar. Null: nobody watches. Must outlive the fetches.
+    void set_observer(net::TransferObserver* observer) noexcept { observer_ = observer; }
+
     struct Job;  // one file's state machine (defined in the .cpp)
 
   private:
@@ -96,6 +101,7 @@ class MetadataFetcher {
     std::shared_ptr<net::Clock> clock_;
     std::unique_ptr<net::Downloader> small_;
     std::set<std::string> no_range_hosts_;
+    net::TransferObserver* observer_ = nullptr;
 };
 
 }  // namespace aitk::index

@@ -1,0 +1,20 @@
+#pragma once
+// This machine as a lock target ("linux-x86_64-cu130"): OS and architecture from the host
+// probe, the backend from the same choice doctor makes (driver, CUDA, compute capability,
+// overrides, --backend).
+#include <string>
+
+#include "aitk/app/doctor.hpp"
+
+namespace aitk::app {
+
+struct HostTarget {
+    std::string id;      // empty when this OS cannot be a target
+    std::string reason;  // why that backend (doctor's reason), or why no target
+};
+
+// `options` as for doctor; pythons are not discovered. A refused backend falls back to "cpu"
+// (the reason says so): a lock can still be made, and doctor explains the refusal.
+HostTarget detect_host_target(DoctorOptions options);
+
+}  // namespace aitk::app

@@ -1,0 +1,87 @@
+#pragma once
+// `aitk-env lock`: inputs (a manifest, a requirements file or a conda environment.yml) → one
+// resolution per target → the lockfile. Everything that touches the world arrives in the
+// request (cache root, environment, working directory, host target), so tests drive it fully.
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aitk/lock/lockfile.hpp"
+#include "aitk/net/observer.hpp"
+#include "aitk/project/project_input.hpp"
+#include "aitk/util/subprocess.hpp"
+
+namespace aitk::app {
+
+// Index options from the command line / environment. Set values override what the inputs say.
+struct IndexSettings {
+    std::optional<std::string> index_url;
+    std::vector<std::string> extra_index_urls;
+    std::vector<std::string> find_links;
+    std::optional<std::string> torch_index_url;
+};
+
+struct NetworkSettings {
+    std::size_t concurrency = 8;
+    std::optional<std::filesystem::path> cert;
+    bool offline = false;
+};
+
+// Which input; at most one of manifest / requirements / conda_file (none: the built-in
+// manifest).
+struct InputSelection {
+    std::optional<std::filesystem::path> manifest;
+    std::optional<std::filesystem::path> requirements;
+    std::optional<std::filesystem::path> conda_file;
+    std::optional<std::filesystem::path> project_dir;
+    bool skip_unmapped = false;
+};
+
+struct LockRequest {
+    InputSelection input;
+    std::optional<std::filesystem::path> output;  // default lockfiles/<name>.lock.yml
+    std::vector<std::string> targets;             // ids; empty: the inputs' defaults, else host
+    std::optional<std::string> python;            // "3.12" or "3.12.1"
+    bool upgrade = false;
+    std::vector<std::string> upgrade_packages;
+    bool check = false;  // only compare the existing lock's input hash
+    IndexSettings indexes;
+    NetworkSettings network;
+    std::filesystem::path cache_root;
+    std::filesystem::path cwd;
+    util::Environment environment;
+    // The target of this machine ("linux-x86_64-cu130"): the default target when it is among
+    // the locked ones, and the target when nothing else names one. Empty: the first target.
+    std::string host_target;
+    net::TransferObserver* observer = nullptr;  // progress of whole-wheel downloads
+};
+
+struct LockOutcome {
+    std::filesystem::path path;
+    bool written = false;     // the file changed on disk
+    bool up_to_date = false;  // --check: the lock matches the inputs
+    std::string stale_reason;
+    lock::Lockfile lockfile;
+    std::vector<std::string> notes;
+    nlohmann::json to_json() const;
+};
+
+// Throws util::InputError (bad inputs), resolve::Unsatisfiable (exit 3) and util::Error.
+LockOutcome run_lock(const LockRequest& request);
+
+// The input model for `request` (shared with setup): reads and validates the files.
+project::ProjectInput load_project_input(const InputSelection& input,
+                                         const std::filesystem::path& cwd,
+                                         const util::Environment& environment);
+
+// "sha256:<hex>" over everything that decides a lock: the input files' bytes, the Python
+// version, the targets and the index settings. Independent of the network and the clock.
+std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
+                            const std::vector<std::string>& targets,
+                            const std::vector<lock::LockedIndex>& indexes);
+
+}  // namespace aitk::app

@@ -1,0 +1,308 @@
+#include "aitk/app/index_source.hpp"
+
+#include <algorithm>
+
+#include "aitk/pep/name.hpp"
+#include "aitk/pep/specifier.hpp"
+#include "aitk/util/redact.hpp"
+#include "aitk/util/strings.hpp"
+
+namespace aitk::app {
+
+struct IndexPackageSource::Project {
+    struct VersionFiles {
+        pep::Version version;
+        std::vector<std::size_t> files;  // usable files (indexes into listing.files)
+        std::size_t best = 0;            // index into listing.files
+        bool yanked = false;
+        std::string yanked_reason;
+    };
+    bool loaded = false;
+    bool found = false;
+    std::optional<index::IndexError> error;
+    index::ProjectFiles listing;
+    std::vector<VersionFiles> versions;  // ascending
+    // What was left out, for explain().
+    std::size_t incompatible_wheels = 0;
+    std::size_t python_excluded = 0;
+    std::size_t sdists_refused = 0;
+    std::set<std::string> platforms_offered;
+
+    const VersionFiles* find(const pep::Version& version) const {
+        for (const auto& v : versions) {
+            if (v.version == version) return &v;
+        }
+        return nullptr;
+    }
+};
+
+IndexPackageSource::IndexPackageSource(index::IndexClient& client, SourceTarget target)
+    : client_(client),
+      target_(std::move(target)),
+      priority_(pep::TagPriority::for_target(target_.platform)) {}
+
+IndexPackageSource::~IndexPackageSource() = default;
+
+bool IndexPackageSource::binary_only(const std::string& name) const {
+    bool only = target_.only_binary.count(":all:") || target_.only_binary.count(name);
+    return only;
+}
+
+void IndexPackageSource::index_project(Project& project, index::ProjectOutcome outcome) {
+    project.loaded = true;
+    if (!outcome) {
+        if (outcome.error().kind != index::IndexError::Kind::not_found) {
+            project.error = outcome.error();
+        }
+        return;
+    }
+    project.found = true;
+    project.listing = std::move(*outcome);
+    const auto& files = project.listing.files;
+    const bool sdist_allowed = !binary_only(project.listing.project);
+    const bool wheel_allowed = !(target_.no_binary.count(":all:") ||
+                                 target_.no_binary.count(project.listing.project));
+    struct Scored {
+        std::size_t file;
+        std::size_t rank;  // wheels by tag priority; sdists after every wheel
+    };
+    std::map<pep::Version, std::vector<Scored>> by_version;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const auto& file = files[i];
+        std::size_t rank = 0;
+        if (const auto* wheel = file.wheel()) {
+            if (!wheel_allowed) continue;
+            auto best = priority_.best_rank(std::span<const pep::Tag>(wheel->tags));
+            if (!best) {
+                ++project.incompatible_wheels;
+                for (const auto& tag : wheel->tags) project.platforms_offered.insert(tag.platform);
+                continue;
+            }
+            rank = *best;
+        } else {
+            if (!sdist_allowed) {
+                ++project.sdists_refused;
+                continue;
+            }
+            rank = static_cast<std::size_t>(-1);
+        }
+        if (!index::requires_python_allows(file, target_.python)) {
+            ++project.python_excluded;
+            continue;
+        }
+        by_version[file.version()].push_back({i, rank});
+    }
+    for (auto& [version, scored] : by_version) {
+        Project::VersionFiles entry;
+        entry.version = version;
+        std::stable_sort(scored.begin(), scored.end(),
+                         [](const Scored& a, const Scored& b) { return a.rank < b.rank; });
+        bool all_yanked = true;
+        for (const auto& s : scored) {
+            entry.files.push_back(s.file);
+            if (!files[s.file].yanked) all_yanked = false;
+        }
+        // A yanked file is used only when the whole version is yanked (then the pin decides).
+        entry.best = scored.front().file;
+        for (const auto& s : scored) {
+            if (!files[s.file].yanked) {
+                entry.best = s.file;
+                break;
+            }
+        }
+        entry.yanked = all_yanked;
+        if (all_yanked) entry.yanked_reason = files[entry.best].yanked_reason;
+        project.versions.push_back(std::move(entry));
+    }
+}
+
+IndexPackageSource::Project& IndexPackageSource::load(const std::string& name) {
+    auto& slot = projects_[name];
+    if (!slot) slot = std::make_unique<Project>();
+    if (!slot->loaded) index_project(*slot, client_.project(name));
+    return *slot;
+}
+
+void IndexPackageSource::load_many(const std::vector<std::string>& names) {
+    std::vector<std::string> wanted;
+    for (const auto& name : names) {
+        auto& slot = projects_[name];
+        if (!slot) slot = std::make_unique<Project>();
+        if (!slot->loaded) wanted.push_back(name);
+    }
+    if (wanted.empty()) return;
+    auto outcomes = client_.projects(wanted);
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        index_project(*projects_[wanted[i]], std::move(outcomes[i]));
+    }
+}
+
+resolve::SourceResult IndexPackageSource::versions(const std::string& name) {
+    auto& project = load(name);
+    if (project.error) return util::Unexpected<std::string>(project.error->message);
+    std::vector<resolve::CandidateVersion> out;
+    out.reserve(project.versions.size());
+    for (const auto& v : project.versions) {
+        out.push_back({v.version, v.yanked, v.yanked_reason});
+    }
+    return out;
+}
+
+namespace {
+
+util::Expected<resolve::DependencyInfo, std::string> dependency_info(
+    const pep::CoreMetadata& metadata, const std::string& where) {
+    resolve::DependencyInfo info;
+    for (const auto& line : metadata.requires_dist) {
+        auto requirement = pep::Requirement::parse(line);
+        if (!requirement) {
+            return util::Unexpected<std::string>(where + ": invalid Requires-Dist '" + line +
+                                                 "': " + requirement.error().describe());
+        }
+        info.requires_dist.push_back(std::move(*requirement));
+    }
+    for (const auto& extra : metadata.provides_extra) {
+        info.provides_extra.push_back(pep::canonicalize_name(extra));
+    }
+    return info;
+}
+
+}  // namespace
+
+resolve::DependencyResult IndexPackageSource::dependencies(const std::string& name,
+                                                           const pep::Version& version) {
+    auto& project = load(name);
+    const auto* entry = project.find(version);
+    if (!entry) {
+        return util::Unexpected<std::string>(name + " " + version.to_string() +
+                                             " is not offered for this target");
+    }
+    const auto& file = project.listing.files[entry->best];
+    if (auto known = metadata_.find(file.url); known != metadata_.end()) return known->second;
+    if (!file.is_wheel()) {
+        // Reading an sdist's dependencies needs a build (PEP 517), which comes with source
+        // builds; until then it is locked as a source node with the dependencies it declares
+        // nowhere we can read without building.
+        notes_.push_back(name + " " + version.to_string() + ": only an sdist (" + file.filename +
+                         "); its dependencies are not resolved until it is built");
+        metadata_[file.url] = {};
+        return resolve::DependencyInfo{};
+    }
+    auto fetched = client_.metadata(file);
+    if (!fetched) return util::Unexpected<std::string>(fetched.error().message);
+    auto info = dependency_info(fetched->metadata, file.filename);
+    if (!info) return util::Unexpected<std::string>(info.error());
+    metadata_[file.url] = *info;
+    return std::move(*info);
+}
+
+void IndexPackageSource::prefetch(std::span<const pep::Requirement> upcoming) {
+    std::vector<std::string> names;
+    for (const auto& requirement : upcoming) {
+        if (!requirement.url()) names.push_back(requirement.canonical_name());
+    }
+    load_many(names);
+    // The metadata of each requirement's likely choice (its newest final, unyanked match),
+    // fetched together.
+    std::vector<index::DistributionFile> files;
+    for (const auto& requirement : upcoming) {
+        if (requirement.url()) continue;
+        const auto& project = *projects_[requirement.canonical_name()];
+        for (auto it = project.versions.rbegin(); it != project.versions.rend(); ++it) {
+            if (it->yanked || it->version.is_prerelease()) continue;
+            if (!requirement.specifier().contains(it->version, false)) continue;
+            const auto& file = project.listing.files[it->best];
+            if (file.is_wheel() && !metadata_.count(file.url)) files.push_back(file);
+            break;
+        }
+    }
+    if (files.size() < 2) return;  // one file: nothing to overlap
+    auto outcomes = client_.metadata(files);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (!outcomes[i]) continue;  // asked again (and reported) when the resolver needs it
+        auto info = dependency_info(outcomes[i]->metadata, files[i].filename);
+        if (info) metadata_[files[i].url] = std::move(*info);
+    }
+}
+
+resolve::DirectResult IndexPackageSource::direct(const std::string& name, const std::string& url) {
+    std::string_view plain = url;
+    if (auto hash = plain.find('#'); hash != std::string_view::npos) plain = plain.substr(0, hash);
+    if (url.find('+') != std::string::npos && url.find("://") != std::string::npos &&
+        url.find('+') < url.find("://")) {
+        // git+https://…: the version and dependencies are known once it is built.
+        notes_.push_back(name + " comes from " + util::redact_url(url) +
+                         "; its version and dependencies are read when it is built");
+        return resolve::DirectPackage{};
+    }
+    index::DistributionFile draft;
+    draft.url = std::string(plain);
+    auto slash = plain.rfind('/');
+    draft.filename = std::string(slash == std::string_view::npos ? plain : plain.substr(slash + 1));
+    auto classified = index::classify_file(std::move(draft), name);
+    if (auto* skipped = std::get_if<index::SkippedFile>(&classified)) {
+        return util::Unexpected<std::string>(name + " @ " + util::redact_url(url) + ": " +
+                                             skipped->reason);
+    }
+    auto& file = std::get<index::DistributionFile>(classified);
+    resolve::DirectPackage package;
+    package.version = file.version();
+    if (!file.is_wheel()) {
+        notes_.push_back(name + " @ " + util::redact_url(url) +
+                         ": an sdist; its dependencies are read when it is built");
+        return package;
+    }
+    auto fetched = client_.metadata(file);
+    if (!fetched) return util::Unexpected<std::string>(fetched.error().message);
+    auto info = dependency_info(fetched->metadata, file.filename);
+    if (!info) return util::Unexpected<std::string>(info.error());
+    package.dependencies = std::move(*info);
+    return package;
+}
+
+std::string IndexPackageSource::explain(const std::string& name, const std::string& specifier) {
+    (void)specifier;
+    auto it = projects_.find(name);
+    if (it == projects_.end() || !it->second->loaded) return {};
+    const auto& project = *it->second;
+    if (!project.found) {
+        std::vector<std::string> searched;
+        for (const auto& location : client_.routing().candidates(name)) {
+            searched.push_back(location.name);
+        }
+        return "not found on " + (searched.empty() ? std::string("any index")
+                                                   : util::join(searched, ", "));
+    }
+    std::vector<std::string> reasons;
+    if (project.incompatible_wheels > 0) {
+        std::vector<std::string> offered(project.platforms_offered.begin(),
+                                         project.platforms_offered.end());
+        if (offered.size() > 4) {
+            offered.resize(4);
+            offered.push_back("…");
+        }
+        reasons.push_back(std::to_string(project.incompatible_wheels) +
+                          " wheels are for other platforms or Pythons (" +
+                          util::join(offered, ", ") + ")");
+    }
+    if (project.python_excluded > 0) {
+        reasons.push_back(std::to_string(project.python_excluded) +
+                          " files need another Python than " + target_.python.to_string());
+    }
+    if (project.sdists_refused > 0) {
+        reasons.push_back(std::to_string(project.sdists_refused) +
+                          " sdists are not used (binary only)");
+    }
+    return util::join(reasons, "; ");
+}
+
+std::optional<ChosenFile> IndexPackageSource::chosen_file(const std::string& name,
+                                                          const pep::Version& version) const {
+    auto it = projects_.find(name);
+    if (it == projects_.end()) return std::nullopt;
+    const auto* entry = it->second->find(version);
+    if (!entry) return std::nullopt;
+    return ChosenFile{&it->second->listing.files[entry->best], it->second->listing.index};
+}
+
+}  // namespace aitk::app

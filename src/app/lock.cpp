@@ -1,0 +1,500 @@
+#include "aitk/app/lock.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "aitk/app/index_source.hpp"
+#include "aitk/cache/cache.hpp"
+#include "aitk/fs/file.hpp"
+#include "aitk/fs/hash.hpp"
+#include "aitk/index/client.hpp"
+#include "aitk/net/downloader.hpp"
+#include "aitk/pep/name.hpp"
+#include "aitk/platform/tables.hpp"
+#include "aitk/python/standalone.hpp"
+#include "aitk/resolve/resolver.hpp"
+#include "aitk/util/redact.hpp"
+#include "aitk/util/strings.hpp"
+
+namespace aitk::app {
+namespace {
+
+constexpr std::string_view default_index_url = "https://pypi.org/simple";
+constexpr std::string_view default_python = "3.12";
+
+std::filesystem::path absolute_from(const std::filesystem::path& cwd,
+                                    const std::filesystem::path& p) {
+    return p.is_absolute() ? p : cwd / p;
+}
+
+// The full Python version the lock evaluates markers with.
+std::string choose_python(const LockRequest& request, const project::ProjectInput& input) {
+    std::string wanted = request.python.value_or(
+        input.python_preferred.empty() ? std::string(default_python) : input.python_preferred);
+    auto full = python::full_python_version(wanted, python::standalone_builds());
+    if (!full) {
+        throw util::InputError("--python " + wanted + ": no known CPython " + wanted,
+                               "give X.Y (3.10 … 3.14) or a full version such as 3.12.3");
+    }
+    auto version = pep::Version::parse(*full);
+    if (!input.python_requires.empty()) {
+        auto allowed = pep::SpecifierSet::parse(input.python_requires);
+        if (allowed && version && !allowed->contains(*version, true)) {
+            throw util::InputError("Python " + *full + " is outside " + input.name +
+                                       "'s python requirement " + input.python_requires,
+                                   "pass --python with a version that satisfies " +
+                                       input.python_requires);
+        }
+    }
+    return *full;
+}
+
+std::vector<project::Target> choose_targets(const LockRequest& request,
+                                            const project::ProjectInput& input) {
+    std::vector<std::string> ids = request.targets;
+    if (ids.empty()) ids = input.default_targets;
+    if (ids.empty() && !request.host_target.empty()) ids.push_back(request.host_target);
+    if (ids.empty()) {
+        throw util::InputError("no target to lock for", "pass --target OS-ARCH-BACKEND, e.g. "
+                                                        "--target linux-x86_64-cu130");
+    }
+    std::vector<project::Target> targets;
+    for (const auto& id : ids) {
+        auto target = project::Target::parse(id);
+        if (!target) throw util::InputError("--target " + id + ": " + target.error());
+        if (std::find(targets.begin(), targets.end(), *target) == targets.end()) {
+            targets.push_back(*target);
+        }
+    }
+    std::sort(targets.begin(), targets.end(),
+              [](const auto& a, const auto& b) { return a.id() < b.id(); });
+    return targets;
+}
+
+std::string torch_index_url(const LockRequest& request, const project::ProjectInput& input) {
+    if (request.indexes.torch_index_url) return *request.indexes.torch_index_url;
+    if (input.torch_index_url) return *input.torch_index_url;
+    auto tables = platform::builtin_tables();
+    return tables ? tables->torch_index_url : std::string("https://download.pytorch.org/whl");
+}
+
+// The backend whose index serves the torch family; "mps" wheels are PyPI's own.
+std::string torch_backend_of(const project::Target& target) {
+    return target.backend == "mps" ? std::string() : target.backend;
+}
+
+index::IndexRouting routing_for(const LockRequest& request, const project::ProjectInput& input,
+                                const project::Target& target) {
+    std::string primary;
+    if (request.indexes.index_url) {
+        primary = *request.indexes.index_url;
+    } else if (input.options.index_url) {
+        primary = *input.options.index_url;
+    } else if (!input.options.no_index) {
+        primary = std::string(default_index_url);
+    }
+    std::vector<std::string> extras = input.options.extra_index_urls;
+    extras.insert(extras.end(), request.indexes.extra_index_urls.begin(),
+                  request.indexes.extra_index_urls.end());
+    std::vector<std::string> find_links = input.options.find_links;
+    find_links.insert(find_links.end(), request.indexes.find_links.begin(),
+                      request.indexes.find_links.end());
+    return index::IndexRouting::from_options(primary, extras, find_links,
+                                             torch_index_url(request, input),
+                                             torch_backend_of(target));
+}
+
+lock::LockedIndex locked_index(const index::IndexLocation& location) {
+    return {location.name, util::strip_credentials(location.url),
+            std::string(index::to_string(location.kind))};
+}
+
+std::vector<lock::LockedIndex> all_indexes(const LockRequest& request,
+                                           const project::ProjectInput& input,
+                                           const std::vector<project::Target>& targets) {
+    std::vector<lock::LockedIndex> out;
+    auto add = [&](const index::IndexLocation& location) {
+        auto entry = locked_index(location);
+        if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
+    };
+    for (const auto& target : targets) {
+        auto routing = routing_for(request, input, target);
+        for (const auto& location : routing.indexes) add(location);
+        if (routing.torch_backend_index) add(*routing.torch_backend_index);
+    }
+    return out;
+}
+
+std::map<std::string, std::string> marker_map(const pep::MarkerEnvironment& env) {
+    std::map<std::string, std::string> out;
+    for (std::size_t i = 0; i < pep::marker_variable_count; ++i) {
+        auto variable = static_cast<pep::MarkerVariable>(i);
+        if (variable == pep::MarkerVariable::extra) continue;
+        out[std::string(pep::marker_variable_name(variable))] = env.get(variable);
+    }
+    return out;
+}
+
+std::set<std::string> name_set(const std::vector<std::string>& names) {
+    std::set<std::string> out;
+    for (const auto& n : names) out.insert(n == ":all:" ? n : pep::canonicalize_name(n));
+    return out;
+}
+
+std::vector<resolve::RootRequirement> roots_for(const project::ProjectInput& input,
+                                                const project::Target& target,
+                                                std::vector<std::string>& notes) {
+    std::vector<resolve::RootRequirement> roots;
+    for (const auto& [name, specifier] : input.torch_packages) {
+        auto requirement = pep::Requirement::parse(name + specifier);
+        if (!requirement) {
+            throw util::InputError(input.name + ": torch pin '" + name + specifier +
+                                   "': " + requirement.error().describe());
+        }
+        roots.push_back({std::move(*requirement), input.name + " torch family"});
+    }
+    for (const auto* entry : input.requirements_for(target)) {
+        const auto& line = entry->line;
+        if (!line.requirement) {
+            notes.push_back(line.where.to_string() + ": " + line.text +
+                            " names no project (add #egg=NAME); it is not locked");
+            continue;
+        }
+        roots.push_back({*line.requirement, line.where.to_string()});
+    }
+    return roots;
+}
+
+std::vector<resolve::RootRequirement> constraints_for(const project::ProjectInput& input,
+                                                      const project::Target& target) {
+    std::vector<resolve::RootRequirement> out;
+    for (const auto& entry : input.constraints) {
+        if (!entry.when.applies(target.os, target.arch, target.backend)) continue;
+        if (entry.line.requirement) {
+            out.push_back({*entry.line.requirement, entry.line.where.to_string()});
+        }
+    }
+    return out;
+}
+
+lock::LockedSource direct_source(const std::string& url) {
+    lock::LockedSource source;
+    auto vcs = project::parse_vcs_url(url);
+    if (vcs && *vcs) {
+        source.kind = "vcs";
+        source.url = util::strip_credentials((*vcs)->vcs + "+" + (*vcs)->url);
+        source.commit = (*vcs)->revision;
+        source.subdirectory = (*vcs)->subdirectory;
+        return source;
+    }
+    std::string_view plain = url;
+    auto hash = plain.find('#');
+    if (hash != std::string_view::npos) {
+        auto fragment = plain.substr(hash + 1);
+        if (fragment.starts_with("sha256=")) source.sha256 = std::string(fragment.substr(7));
+        plain = plain.substr(0, hash);
+    }
+    source.kind = plain.starts_with("file:") || plain.starts_with("/") ? "directory" : "url";
+    source.url = util::strip_credentials(plain);
+    return source;
+}
+
+struct TargetLock {
+    lock::LockedTarget locked;
+    std::vector<std::string> notes;
+};
+
+// Files whose index gave no sha256 are downloaded once and hashed (REFERENCE.md §2: the torch
+// index sometimes omits it); they land in the cache for the install.
+void fill_missing_hashes(std::vector<lock::LockedFile*>& files, cache::Cache& cache,
+                         net::Downloader& downloader, bool offline,
+                         net::TransferObserver* observer) {
+    if (files.empty()) return;
+    if (offline) {
+        std::vector<std::string> names;
+        for (const auto* f : files) names.push_back(f->filename);
+        throw util::Error(util::ExitCode::failure,
+                          "offline: the index gives no sha256 for " + util::join(names, ", ") +
+                              ", and hashing them needs a download",
+                          "run once without --offline");
+    }
+    auto hold = cache.hold();
+    std::vector<net::FileRequest> requests;
+    for (const auto* f : files) {
+        net::FileRequest r;
+        r.url = f->url;
+        r.destination = cache.staging_path(f->filename);
+        requests.push_back(std::move(r));
+    }
+    auto outcomes = downloader.download(requests, observer);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (!outcomes[i]) {
+            throw util::Error(util::ExitCode::failure,
+                              "cannot hash " + files[i]->filename + ": " +
+                                  outcomes[i].error().message);
+        }
+        files[i]->sha256 = outcomes[i]->sha256;
+        files[i]->size = outcomes[i]->size;
+        cache.insert_artifact(requests[i].destination, outcomes[i]->sha256, files[i]->filename,
+                              outcomes[i]->sha256, files[i]->url);
+    }
+}
+
+TargetLock lock_target(const LockRequest& request, const project::ProjectInput& input,
+                       const project::Target& target, const std::string& python,
+                       const lock::Lockfile* previous, net::Downloader& downloader,
+                       cache::Cache& cache) {
+    TargetLock out;
+    auto python_version = *pep::Version::parse(python);
+    auto routing = routing_for(request, input, target);
+
+    index::ClientOptions client_options;
+    client_options.offline = request.network.offline;
+    // Within a run and shortly after, a cached page is as good as the server's (PyPI itself
+    // says max-age=600); --upgrade asks again.
+    client_options.trust_cached_for =
+        request.upgrade ? std::chrono::seconds(0) : std::chrono::seconds(600);
+    index::IndexClient client(downloader, &cache, routing, client_options);
+    client.metadata_fetcher().set_observer(request.observer);
+
+    SourceTarget source_target;
+    source_target.platform = project::tag_platform(target, python_version);
+    source_target.python = python_version;
+    source_target.only_binary = name_set(input.options.only_binary);
+    source_target.no_binary = name_set(input.options.no_binary);
+    IndexPackageSource source(client, source_target);
+
+    resolve::ResolveOptions options;
+    options.environment = project::marker_environment(target, python_version);
+    options.allow_prereleases = input.options.pre;
+    options.upgrade_all = request.upgrade;
+    for (const auto& name : request.upgrade_packages) {
+        options.upgrade.insert(pep::canonicalize_name(name));
+    }
+    if (previous) {
+        if (const auto* old = previous->find_target(target.id())) {
+            for (const auto& package : old->packages) {
+                if (auto v = pep::Version::parse(package.version)) {
+                    options.preferences[package.name] = *v;
+                }
+            }
+        }
+    }
+    options.constraints = constraints_for(input, target);
+    if (routing.torch_backend_index) {
+        options.local_group = routing.torch_family;
+        options.local_label = target.backend;
+    }
+    auto roots = roots_for(input, target, out.notes);
+
+    resolve::Resolution resolution;
+    try {
+        resolution = resolve::resolve(source, roots, options);
+    } catch (const resolve::Unsatisfiable& e) {
+        throw resolve::Unsatisfiable("no environment satisfies the requirements for " +
+                                     target.id() + " (Python " + python + "):\n" + e.what());
+    }
+
+    auto& locked = out.locked;
+    locked.id = target.id();
+    locked.os = target.os;
+    locked.arch = target.arch;
+    locked.backend = target.backend;
+    locked.python = python;
+    locked.marker_environment = marker_map(options.environment);
+    locked.variables = input.environment_for(target);
+    locked.variables.erase("PATH");  // environment.yml reserves it
+
+    for (const auto& package : resolution.packages) {
+        lock::LockedPackage lp;
+        lp.name = package.name;
+        lp.version = package.url && package.version == pep::Version() ? std::string()
+                                                                        : package.version.to_string();
+        lp.requested = package.requested;
+        lp.extras = package.extras;
+        lp.dependencies = package.dependencies;
+        if (package.url) {
+            lp.source = direct_source(*package.url);
+        } else if (auto chosen = source.chosen_file(package.name, package.version)) {
+            const auto& file = *chosen->file;
+            lp.index = chosen->index.name;
+            std::string sha = file.sha256() ? std::string(*file.sha256()) : std::string();
+            if (file.is_wheel()) {
+                lp.wheel = lock::LockedFile{file.filename, util::strip_credentials(file.url), sha,
+                                            file.size.value_or(0)};
+            } else {
+                lock::LockedSource s;
+                s.kind = "sdist";
+                s.url = util::strip_credentials(file.url);
+                s.sha256 = sha;
+                s.size = file.size.value_or(0);
+                lp.source = s;
+            }
+        }
+        locked.packages.push_back(std::move(lp));
+    }
+    std::vector<lock::LockedFile*> unhashed;
+    for (auto& package : locked.packages) {
+        if (package.wheel && package.wheel->sha256.empty()) unhashed.push_back(&*package.wheel);
+    }
+    fill_missing_hashes(unhashed, cache, downloader, request.network.offline, request.observer);
+    for (const auto& note : source.notes()) out.notes.push_back(target.id() + ": " + note);
+    return out;
+}
+
+std::optional<lock::Lockfile> read_existing(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return std::nullopt;
+    auto text = fs::read_file(path);
+    auto parsed = lock::parse_lockfile(text, path.string());
+    if (!parsed) throw parsed.error().to_error();
+    return std::move(*parsed);
+}
+
+}  // namespace
+
+project::ProjectInput load_project_input(const InputSelection& input,
+                                         const std::filesystem::path& cwd,
+                                         const util::Environment& environment) {
+    int chosen = (input.manifest ? 1 : 0) + (input.requirements ? 1 : 0) +
+                 (input.conda_file ? 1 : 0);
+    if (chosen > 1) {
+        throw util::InputError("-m, -r and -f are alternatives", "give one input");
+    }
+    project::RequirementsReadOptions read_options;
+    read_options.environment = environment;
+    if (input.requirements) {
+        auto path = absolute_from(cwd, *input.requirements);
+        auto file = project::read_requirements_file(path, read_options);
+        if (!file) throw file.error().to_error();
+        return project::from_requirements(*file, path.stem().string());
+    }
+    if (input.conda_file) {
+        auto path = absolute_from(cwd, *input.conda_file);
+        auto env = project::read_conda_environment(path, read_options);
+        if (!env) throw env.error().to_error();
+        auto imported = project::import_conda_environment(*env, input.skip_unmapped);
+        if (!imported) throw imported.error().to_error();
+        return project::from_conda(*imported, *env);
+    }
+    auto manifest = input.manifest
+                        ? project::read_manifest(absolute_from(cwd, *input.manifest))
+                        : project::parse_manifest(project::builtin_manifest_text(),
+                                                  project::builtin_manifest_name());
+    if (!manifest) throw manifest.error().to_error();
+    std::optional<std::filesystem::path> project_dir;
+    if (input.project_dir) project_dir = absolute_from(cwd, *input.project_dir);
+    auto loaded = project::from_manifest(*manifest, project_dir, read_options);
+    if (!loaded) throw loaded.error().to_error();
+    return std::move(*loaded);
+}
+
+std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
+                            const std::vector<std::string>& targets,
+                            const std::vector<lock::LockedIndex>& indexes) {
+    fs::Sha256 hash;
+    auto field = [&](std::string_view label, std::string_view value) {
+        hash.update(label);
+        hash.update(std::string_view("\0", 1));
+        hash.update(std::to_string(value.size()));
+        hash.update(std::string_view("\0", 1));
+        hash.update(value);
+    };
+    field("format", std::to_string(lock::lock_format_version));
+    for (const auto& [label, content] : input.hashed_inputs) field("input:" + label, content);
+    field("python", python);
+    for (const auto& target : targets) field("target", target);
+    for (const auto& index : indexes) field("index", index.name + " " + index.kind + " " + index.url);
+    for (const auto& [name, specifier] : input.torch_packages) field("torch", name + specifier);
+    return "sha256:" + hash.finish_hex();
+}
+
+LockOutcome run_lock(const LockRequest& request) {
+    auto input = load_project_input(request.input, request.cwd, request.environment);
+    LockOutcome outcome;
+    outcome.notes = input.notes;
+    const auto base = request.input.project_dir ? absolute_from(request.cwd, *request.input.project_dir)
+                                                : request.cwd;
+    outcome.path = request.output ? absolute_from(request.cwd, *request.output)
+                                  : base / "lockfiles" / (input.name + ".lock.yml");
+
+    auto python = choose_python(request, input);
+    auto targets = choose_targets(request, input);
+    std::vector<std::string> target_ids;
+    for (const auto& t : targets) target_ids.push_back(t.id());
+    auto indexes = all_indexes(request, input, targets);
+    auto input_hash = lock_input_hash(input, python, target_ids, indexes);
+
+    auto previous = read_existing(outcome.path);
+    if (request.check) {
+        if (!previous) {
+            outcome.stale_reason = outcome.path.string() + " does not exist";
+        } else if (previous->input_hash != input_hash) {
+            outcome.stale_reason = outcome.path.string() +
+                                   " was locked from other inputs (the requirements, Python, "
+                                   "targets or indexes changed)";
+        } else {
+            outcome.up_to_date = true;
+            outcome.lockfile = *previous;
+        }
+        return outcome;
+    }
+
+    net::DownloaderOptions net_options;
+    net_options.concurrency = request.network.concurrency;
+    net_options.ca_file = request.network.cert;
+    net::Downloader downloader(net_options);
+    cache::Cache cache(request.cache_root);
+
+    lock::Lockfile lockfile;
+    lockfile.name = input.name;
+    lockfile.generator = std::string("aitk-env ") + AITK_ENV_VERSION;
+    lockfile.input_hash = input_hash;
+    lockfile.python_requires = input.python_requires;
+    lockfile.indexes = indexes;
+    for (const auto& target : targets) {
+        auto locked = lock_target(request, input, target, python,
+                                  previous && !request.upgrade ? &*previous : nullptr, downloader,
+                                  cache);
+        outcome.notes.insert(outcome.notes.end(), locked.notes.begin(), locked.notes.end());
+        lockfile.targets.push_back(std::move(locked.locked));
+    }
+    lockfile.default_target = target_ids.front();
+    if (std::find(target_ids.begin(), target_ids.end(), request.host_target) != target_ids.end()) {
+        lockfile.default_target = request.host_target;
+    }
+
+    auto text = lock::write_lockfile(lockfile);
+    std::error_code ec;
+    bool same = std::filesystem::exists(outcome.path, ec) && fs::read_file(outcome.path) == text;
+    if (!same) {
+        std::filesystem::create_directories(outcome.path.parent_path(), ec);
+        fs::write_file_atomic(outcome.path, text);
+        outcome.written = true;
+    }
+    outcome.up_to_date = true;
+    outcome.lockfile = std::move(lockfile);
+    return outcome;
+}
+
+nlohmann::json LockOutcome::to_json() const {
+    nlohmann::json targets = nlohmann::json::array();
+    for (const auto& target : lockfile.targets) {
+        targets.push_back({{"id", target.id},
+                           {"python", target.python},
+                           {"packages", target.packages.size()}});
+    }
+    return {{"lockfile", path.string()},
+            {"written", written},
+            {"up_to_date", up_to_date},
+            {"stale_reason", stale_reason.empty() ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(stale_reason)},
+            {"input_hash", lockfile.input_hash},
+            {"default_target", lockfile.default_target},
+            {"targets", targets},
+            {"notes", notes}};
+}
+
+}  // namespace aitk::app
