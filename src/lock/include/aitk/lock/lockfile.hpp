@@ -36,10 +36,10 @@ struct LockedFile {
 
 // A package that has no wheel: built from source by a later stage.
 struct LockedSource {
-    std::string kind;  // "vcs", "sdist", "url", "directory"
-    std::string url;   // repository or archive URL, without credentials
-    std::string commit;        // vcs: the full commit (or the revision as written)
-    std::string sha256;        // sdist/url archives
+    std::string kind;    // "vcs", "sdist", "url", "directory"
+    std::string url;     // repository or archive URL, without credentials
+    std::string commit;  // vcs: the full commit (or the revision as written)
+    std::string sha256;  // sdist/url archives
     std::uint64_t size = 0;
     std::string subdirectory;
     friend bool operator==(const LockedSource&, const LockedSource&) = default;
@@ -78,29 +78,43 @@ struct Lockfile {
     std::string input_hash;  // "sha256:<hex>" over the inputs that decide the lock
     std::string python_requires;
     std::vector<LockedIndex> indexes;
-    std::string default_target;        // id; its packages form the `pip:` list
+    std::string default_target;         // id; its packages form the `pip:` list
     std::vector<LockedTarget> targets;  // sorted by id
     const LockedTarget* find_target(std::string_view id) const;
     friend bool operator==(const Lockfile&, const Lockfile&) = default;
 };
 
 // The environment.yml text. Every string that YAML could misread is quoted; keys keep a fixed
-// order; lists are sorted.
+// order; lists are sorted. URLs lose their credentials (an ssh URL keeps its user name), and
+// `PATH` (conda reserves it) is never written as a variable, at the top level or in a target.
 std::string write_lockfile(const Lockfile& lock);
 
-// The `pip:` lines for `target`: `--index-url`/`--extra-index-url` for the indexes it uses,
-// then per package `name==version --hash=sha256:<hex>` (or `name @ url#sha256=<hex>` for
-// direct references and find-links files), sorted by name. Source nodes without a hash are
-// left out (pip would refuse them in hash mode) and returned in `left_out`.
+// The `pip:` lines for `target`: `--require-hashes`, then `--index-url`/`--extra-index-url`
+// for the indexes it uses, in the lock's order (`--no-index` when it uses none), then per
+// package `name==version --hash=sha256:<hex>` (or `name @ url#sha256=<hex>` for direct
+// references and find-links files), sorted by name. Pip then takes, among all files of that
+// version on all those indexes, only the one whose hash is locked. Source nodes without a hash
+// are left out (pip would refuse them in hash mode) and their names returned in `left_out`.
+// No lines at all when no package can be listed.
 struct PipSection {
     std::vector<std::string> lines;
     std::vector<std::string> left_out;
 };
 PipSection pip_section(const Lockfile& lock, const LockedTarget& target);
 
+// Where the lock of the manifest named `manifest_name` ("ai-toolkit") goes by default:
+// "lockfiles/ai-toolkit.lock.yml". Never `*-lock.yml`: micromamba reads such files as
+// conda-lock files.
+std::string default_lockfile_path(std::string_view manifest_name);
+
 // Reads a lockfile written by write_lockfile (or edited by hand): problems name
 // file:line:column. A file without the `x-aitk-env` key is not our lockfile (the hint says to
-// use `setup -f` for a plain environment.yml).
+// use `setup -f` for a plain environment.yml); a newer format is refused as such. Strict: unknown
+// or repeated keys, YAML aliases, dangling index or dependency names, duplicates, a `PATH`
+// variable, and an environment.yml part (`dependencies`, `variables`) that differs from what
+// `x-aitk-env` says (a hand edit conda would install but aitk-env would not) are problems.
+// Form is free: comments, quoting, flow style, key and list order (lists come back sorted).
+// URLs are kept as read, credentials included; write_lockfile drops them.
 util::Loaded<Lockfile> parse_lockfile(std::string_view yaml, std::string_view file);
 
 }  // namespace aitk::lock

@@ -1,0 +1,23 @@
+#pragma once
+// Rules the writer, the pip section and the reader share, so that what one writes the other
+// accepts.
+#include <string>
+#include <string_view>
+
+namespace aitk::lock::detail {
+
+// `url` as a lockfile may store it: without a password or token. The user name of an ssh URL
+// (`git+ssh://git@github.com/...`) is kept, as it is no secret and the URL needs it; its
+// password part goes like every other credential.
+std::string storable_url(std::string_view url);
+
+// `url` without its fragment ("#sha256=...", "#egg=...").
+std::string_view without_fragment(std::string_view url) noexcept;
+
+// Variables that conda reserves (`PATH`, in any case): never written, refused when read.
+bool reserved_variable(std::string_view name) noexcept;
+
+// 64 lower-case hex digits.
+bool is_sha256_hex(std::string_view text) noexcept;
+
+}  // namespace aitk::lock::detail
