@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     commands.push_back(aitk::cli::add_setup_command(app, globals));
     commands.push_back(aitk::cli::add_cache_command(app, globals));
     commands.push_back(aitk::cli::add_doctor_command(app, globals));
+    commands.push_back(aitk::cli::add_lock_command(app, globals));
 
     try {
         app.parse(argc, argv);

@@ -50,6 +50,7 @@ enum class CondaRole {
     backend,      // selects the torch backend (cudatoolkit=11.8 → cu118, pytorch-cuda=12.1 → cu121,
                   // cpuonly → cpu)
     provided,     // supplied by the interpreter or the wheels: skipped with a note
+    unmappable,   // no PyPI equivalent (a program such as ffmpeg): always listed
 };
 
 struct CondaMapping {
@@ -57,6 +58,7 @@ struct CondaMapping {
     CondaRole role = CondaRole::pypi;
     std::string pypi_name;  // for `pypi`
     std::string note;       // why it is skipped / what it stands for
+    std::string backend;    // for `backend`: fixed ("cpu"); empty: cuXY from the version
 };
 
 // The built-in table (manifests/conda-pypi.yaml, compiled in). Unknown conda names that look
@@ -64,10 +66,27 @@ struct CondaMapping {
 // unmappable.
 const std::vector<CondaMapping>& conda_mappings();
 
+// The row for a conda name: an exact row, else the longest row whose name ends in '*' and is a
+// prefix of it ("cuda-*"); nullptr when none.
+const CondaMapping* find_conda_mapping(std::string_view conda_name);
+
+// The table format of manifests/conda-pypi.yaml, for tests of the data and of other tables.
+util::Expected<std::vector<CondaMapping>, std::string> parse_conda_mappings(std::string_view yaml,
+                                                                            std::string_view file);
+
+// A conda version constraint ("1.9.0", "1.9.*", ">=1.2,<2", "1!2.0") as a PEP 440 specifier
+// ("==1.9.0", "==1.9.*", ">=1.2,<2", "==1!2.0"); "" for none. conda spellings that PEP 440
+// lacks are normalised where the meaning is clear ("1.0.0_1" → "==1.0.0.1"); '|' (or) and
+// versions that stay invalid are errors.
+util::Expected<std::string, std::string> conda_version_to_specifier(std::string_view version);
+
 struct CondaImport {
-    std::optional<std::string> python;   // "3.6.13" from python=3.6.13
+    // "3.6.13" from python=3.6.13, "3.8" from python=3.8 or 3.8.*; another constraint as a
+    // PEP 440 specifier (">=3.8,<3.11").
+    std::optional<std::string> python;
     std::optional<std::string> backend;  // "cu102" from cudatoolkit=10.2.89
     std::vector<RequirementLine> requirements;  // converted conda specs, then the pip items
+    std::vector<RequirementLine> constraints;   // from `-c` items of the pip list
     RequirementsOptions pip_options;
     std::vector<std::string> notes;      // "skipped openssl=1.1.1k: provided by the interpreter"
     std::vector<CondaSpec> unmapped;     // filled only with skip_unmapped

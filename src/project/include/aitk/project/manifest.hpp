@@ -9,30 +9,39 @@
 #include <string_view>
 #include <vector>
 
+#include "aitk/platform/tables.hpp"
 #include "aitk/project/requirements_file.hpp"
 
 namespace aitk::project {
 
 // Where a manifest entry applies. Empty lists mean "everywhere".
 struct Applicability {
-    std::vector<std::string> os;        // "linux", "windows", "macos"
-    std::vector<std::string> arch;      // "x86_64", "aarch64", "arm64"
-    std::vector<std::string> backends;  // exact ("cu130") or a kind: "cuda", "rocm", "cpu", "mps", "xpu"
+    std::vector<std::string> os;    // "linux", "windows", "macos"
+    std::vector<std::string> arch;  // "x86_64", "aarch64", "arm64"
+    std::vector<std::string>
+        backends;  // exact ("cu130") or a kind: "cuda", "rocm", "cpu", "mps", "xpu"
+    // An empty argument is not checked against its list (backends_for asks about os/arch only).
+    // aarch64 and arm64 name the same architecture here.
     bool applies(std::string_view os, std::string_view arch, std::string_view backend) const;
+    bool everywhere() const { return os.empty() && arch.empty() && backends.empty(); }
 };
 
 struct BackendOption {
-    std::string name;  // "cu130"
+    std::string name;     // "cu130"
     Applicability where;  // os/arch only
     bool experimental = false;
     // Compute capabilities the backend must not be chosen for, as a PEP 440 specifier over
     // "major.minor" ("cu126 refused on Blackwell": ">=10.0"). Empty: no rule beyond the tables.
     std::string refuse_compute_capability;
     std::string note;
+    // Whether this backend may be chosen on os/arch: its `where` allows it and torch builds it
+    // there (combination_problem in target.hpp).
+    bool offered_on(std::string_view os, std::string_view arch) const;
 };
 
 struct TorchSpec {
-    // Pins of the torch family, name → PEP 440 specifier ("torch" → "==2.13.0").
+    // Pins of the torch family, normalised name → PEP 440 specifier ("torch" → "==2.13.0"); a
+    // bare version in the manifest becomes "==version".
     std::map<std::string, std::string> packages;
     std::vector<BackendOption> backends;  // preference order
 };
@@ -66,15 +75,20 @@ struct Manifest {
     TorchSpec torch;
     // The requirement list carried inline (an AI Toolkit commit's requirements).
     std::vector<ManifestRequirement> requirements;
+    // `extra_requirements` (per OS/arch/backend), added with the inline list or the project's.
+    std::vector<ManifestRequirement> extra_requirements;
     // Requirement files relative to the project directory (`--project DIR`); used instead of
     // the inline list when a project directory is given.
     std::vector<std::string> project_requirement_files;
     std::string upstream;  // informational: "ostris/ai-toolkit@<commit>"
     std::vector<EnvironmentVariable> environment;
+    // The first of hardware_profiles (0 without one).
     double profile_ram_gib = 0;
     double profile_vram_gib = 0;
+    std::vector<platform::HardwareProfile> hardware_profiles;
     ManifestIndexes indexes;
     std::vector<std::string> default_targets;  // target ids
+    std::string text;  // the YAML as read: the bytes the lock's input hash covers
 };
 
 Loaded<Manifest> parse_manifest(std::string_view yaml, std::string_view file);

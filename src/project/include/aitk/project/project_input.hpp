@@ -23,8 +23,11 @@ struct ProjectInput {
     std::string name;  // lockfile name: manifest name, or the input file's stem
     std::string python_requires;
     std::string python_preferred;  // "3.12"; empty: the newest the requirement allows
-    std::map<std::string, std::string> torch_packages;  // name → specifier
-    std::vector<BackendOption> backends;                // preference order
+    // name → specifier, for every target. From a manifest: its torch section (those packages
+    // are not repeated in `requirements`). From a requirements file or a conda import: copied
+    // from unconditional plain torch/torchvision/torchaudio lines, which stay in `requirements`.
+    std::map<std::string, std::string> torch_packages;
+    std::vector<BackendOption> backends;  // preference order
     std::vector<InputRequirement> requirements;
     std::vector<InputRequirement> constraints;
     RequirementsOptions options;  // indexes, --pre, binary rules, from the inputs
@@ -32,11 +35,18 @@ struct ProjectInput {
     std::vector<EnvironmentVariable> environment;
     std::vector<std::string> default_targets;
     std::vector<std::string> notes;  // import notes (skipped conda packages, …)
-    // The bytes that decide the lock: every input file's contents (by label), in order.
+    // What decides the lock, by label, in order: the manifest's text ("manifest"), and each
+    // requirements input in a fixed rendering of its lines (after ${VAR} expansion), constraints
+    // and options ("project:requirements.txt", "requirements", "environment"; the conda one
+    // with its variables). Comments and layout of requirement files do not count; labels never
+    // hold a machine's paths.
     std::vector<std::pair<std::string, std::string>> hashed_inputs;
 
-    // The requirements (and constraints) that apply to `target`.
+    // The requirements that apply to `target` (by `when`; markers are left to the resolver,
+    // which evaluates them with marker_environment()).
     std::vector<const InputRequirement*> requirements_for(const Target& target) const;
+    // The same for the constraints.
+    std::vector<const InputRequirement*> constraints_for(const Target& target) const;
     // The environment variables for `target`, name → value (later entries win).
     std::map<std::string, std::string> environment_for(const Target& target) const;
     // The backends allowed for os/arch, in preference order.
@@ -51,6 +61,9 @@ Loaded<ProjectInput> from_manifest(const Manifest& manifest,
                                    const RequirementsReadOptions& options = {});
 // From a requirements file already read; the torch family pins are whatever it lists.
 ProjectInput from_requirements(const RequirementsFile& file, std::string name);
+// Named after the environment's `name:` (else the file's stem); python=X.Y.Z becomes
+// python_requires "==X.Y.*" and python_preferred "X.Y"; the backend the import found is the
+// only backend.
 ProjectInput from_conda(const CondaImport& import, const CondaEnvironment& env);
 
 }  // namespace aitk::project

@@ -48,6 +48,11 @@ struct RequirementLine {
     std::optional<VcsReference> vcs;   // when `url` is a VCS URL
     bool editable = false;             // "-e"
     std::vector<std::string> hashes;   // "sha256:<hex>" from --hash options, in order
+    // For a requirement without a name (a path or URL whose metadata will tell it): the extras
+    // ("./pkg[gpu]") and the marker ("https://…/x.tar.gz ; python_version < '3.10'") that
+    // `requirement` would otherwise carry.
+    std::vector<std::string> unnamed_extras;
+    std::optional<pep::Marker> unnamed_marker;
     std::string name() const;          // the normalised name, or "" when unknown
 };
 
@@ -68,8 +73,9 @@ struct RequirementsOptions {
 struct RequirementsFile {
     std::vector<RequirementLine> requirements;  // from the file and its -r includes, in order
     std::vector<RequirementLine> constraints;   // from -c files (and their nested files)
-    RequirementsOptions options;
-    // Every file read, in the order they were first opened (the input hash covers them).
+    RequirementsOptions options;  // from the file and all it includes (-c files too)
+    // Every file read, in the order they were first opened (the input hash covers them). Text
+    // given to parse_requirements_text() was not read: only the files it includes are here.
     std::vector<std::filesystem::path> files;
 };
 
@@ -89,5 +95,12 @@ Loaded<RequirementsFile> read_requirements_file(const std::filesystem::path& pat
 Loaded<RequirementsFile> parse_requirements_text(std::string_view text,
                                                  const std::filesystem::path& file,
                                                  const RequirementsReadOptions& options = {});
+
+// One requirement as a requirements-file line may hold it (PEP 508, `name @ url`, a VCS or plain
+// URL, a path or archive, `-e …`, trailing `--hash=…` options), for single entries kept
+// elsewhere (a manifest's requirement list). `where` locates it for problems (its column is
+// where the text starts); relative paths are taken from `base_dir`.
+Loaded<RequirementLine> parse_requirement_line(std::string_view text, const SourceLocation& where,
+                                               const std::filesystem::path& base_dir = {});
 
 }  // namespace aitk::project

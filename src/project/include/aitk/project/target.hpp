@@ -3,6 +3,7 @@
 // x86_64|aarch64|arm64, cpu|cuXYZ|rocmX.Y|xpu|mps. With a Python version it gives the PEP 508
 // marker environment and the wheel tags of that target, so a lock made on Linux can hold a
 // Windows target.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,10 +27,32 @@ struct Target {
     friend auto operator<=>(const Target&, const Target&) = default;
 };
 
+// One part of a target id that is not accepted: what is wrong and how to fix it.
+struct TargetPartProblem {
+    std::string message;  // "unknown OS \"win\" (expected linux, windows or macos)"
+    std::string hint;     // "did you mean \"windows\"?"; may be empty
+};
+
+// Checks of the single parts, shared by Target::parse and the manifest's `os:`/`arch:`/
+// `backends:` lists. Names are strict (lower case, the contract's spellings); the hints name
+// the usual alias ("amd64" → "x86_64", "arm64" on Linux → "aarch64", "darwin" → "macos").
+std::optional<TargetPartProblem> os_problem(std::string_view os);
+// `os` (may be empty) refines the hint: aarch64 is spelled arm64 on macOS only.
+std::optional<TargetPartProblem> arch_problem(std::string_view arch, std::string_view os = {});
+std::optional<TargetPartProblem> backend_problem(std::string_view backend);
+// Whether torch ships wheels for this combination of valid parts (mps only on macos-arm64,
+// CUDA on linux x86_64/aarch64 and windows x86_64, ROCm on linux-x86_64, XPU on x86_64 Linux
+// and Windows, cpu everywhere).
+std::optional<TargetPartProblem> combination_problem(std::string_view os, std::string_view arch,
+                                                     std::string_view backend);
+
+// "cuda" for cuXYZ, "rocm" for rocmX.Y, the name itself for cpu/mps/xpu; "" for anything else.
+std::string_view backend_kind(std::string_view backend) noexcept;
+
 // What a target assumes about the machine beyond OS/arch: the oldest glibc / macOS it must
 // run on (the wheels' platform tags are chosen for it).
 struct TargetAssumptions {
-    pep::OsVersion glibc{2, 28};   // torch's manylinux_2_28 wheels
+    pep::OsVersion glibc{2, 28};  // torch's manylinux_2_28 wheels
     pep::OsVersion macos{14, 0};
 };
 

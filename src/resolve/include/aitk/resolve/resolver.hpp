@@ -64,6 +64,9 @@ struct Resolution {
     std::vector<ResolvedPackage> packages;  // sorted by name
     std::size_t decisions = 0;              // statistics, for -v and benchmarks
     std::size_t conflicts = 0;
+    // Things pip would warn about and go on: an extra the package does not provide, a marker
+    // that cannot be evaluated (the requirement is left out). In the order they came up.
+    std::vector<std::string> warnings;
 };
 
 // No solution: exit 3. what() is the derivation in words, one "Because …" sentence per line,

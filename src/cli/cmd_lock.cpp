@@ -1,0 +1,139 @@
+// `aitk-env lock`: resolve the inputs for every target and write the lockfile.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "aitk/app/cache.hpp"
+#include "aitk/app/host_target.hpp"
+#include "aitk/app/lock.hpp"
+#include "aitk/app/progress.hpp"
+#include "aitk/platform/probe_environment.hpp"
+#include "aitk/util/subprocess.hpp"
+#include "commands.hpp"
+
+namespace aitk::cli {
+
+namespace {
+
+struct LockArgs {
+    std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto";
+    std::vector<std::string> targets, upgrade_packages;
+    bool upgrade = false, check = false, skip_unmapped = false;
+};
+
+std::optional<std::filesystem::path> path_or_none(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    return std::filesystem::path(s);
+}
+
+app::InputSelection input_selection(const std::string& manifest, const std::string& requirements,
+                                    const std::string& conda_file, const std::string& project_dir,
+                                    bool skip_unmapped) {
+    app::InputSelection s;
+    s.manifest = path_or_none(manifest);
+    s.requirements = path_or_none(requirements);
+    s.conda_file = path_or_none(conda_file);
+    s.project_dir = path_or_none(project_dir);
+    s.skip_unmapped = skip_unmapped;
+    return s;
+}
+
+}  // namespace
+
+Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
+    auto* lock = app.add_subcommand("lock", "Resolve the inputs for every target and write the "
+                                            "lockfile (an environment.yml conda also accepts)");
+    auto a = std::make_shared<LockArgs>();
+    auto* m = lock->add_option("-m,--manifest", a->manifest,
+                               "Manifest (default: the built-in AI Toolkit manifest)");
+    auto* r = lock->add_option("-r,--requirements", a->requirements, "A pip requirements file");
+    auto* f = lock->add_option("-f,--file", a->conda_file, "A conda environment.yml");
+    m->excludes(r)->excludes(f);
+    r->excludes(f);
+    lock->add_option("--project", a->project_dir,
+                     "Project directory: the manifest's requirement files are read from here, "
+                     "and the lockfile goes to its lockfiles/ (default: the current directory)");
+    lock->add_option("-o,--output", a->output,
+                     "Lockfile to write (default lockfiles/<name>.lock.yml)");
+    lock->add_option("--target", a->targets,
+                     "OS-ARCH-BACKEND, repeatable (default: the manifest's targets, else this "
+                     "machine)");
+    lock->add_option("--python", a->python, "Python X.Y or X.Y.Z (default: the manifest's)");
+    lock->add_option("--backend", a->backend,
+                     "This machine's backend when it is the target (auto = detect)")
+        ->envname("AITK_ENV_TORCH_BACKEND");
+    lock->add_flag("--upgrade", a->upgrade, "Ignore the versions of the existing lockfile");
+    lock->add_option("--upgrade-package", a->upgrade_packages,
+                     "Ignore the locked version of this package (repeatable)");
+    lock->add_flag("--check", a->check,
+                   "Exit 1 when the lockfile is missing or stale; write nothing (for CI)");
+    lock->add_flag("--skip-unmapped", a->skip_unmapped,
+                   "environment.yml: go on when conda packages have no PyPI name");
+    lock->footer(
+        "Exit codes: 0 locked (or up to date with --check), 1 failure or stale lockfile, 2 bad "
+        "input (file:line:column), 3 unsatisfiable (the derivation says why).");
+
+    Command command;
+    command.app = lock;
+    command.run = [a, &globals]() -> int {
+        app::LockRequest request;
+        request.input = input_selection(a->manifest, a->requirements, a->conda_file,
+                                        a->project_dir, a->skip_unmapped);
+        request.output = path_or_none(a->output);
+        request.targets = a->targets;
+        if (!a->python.empty()) request.python = a->python;
+        request.upgrade = a->upgrade;
+        request.upgrade_packages = a->upgrade_packages;
+        request.check = a->check;
+        if (!globals.index_url.empty()) request.indexes.index_url = globals.index_url;
+        request.indexes.extra_index_urls = globals.extra_index_urls;
+        request.indexes.find_links = globals.find_links;
+        if (!globals.torch_index_url.empty()) {
+            request.indexes.torch_index_url = globals.torch_index_url;
+        }
+        request.network.concurrency = globals.concurrency;
+        if (!globals.cert.empty()) request.network.cert = globals.cert;
+        request.network.offline = globals.offline;
+        request.environment = util::current_environment();
+        request.cache_root = app::resolve_cache_root(globals.cache_dir, request.environment);
+        request.cwd = std::filesystem::current_path();
+        if (a->targets.empty() && !a->check) {
+            app::DoctorOptions o;
+            o.backend = a->backend;
+            o.probe = platform::ProbeEnvironment::current();
+            o.cache_dir = request.cache_root;
+            o.tool_version = AITK_ENV_VERSION;
+            auto host = app::detect_host_target(o);
+            request.host_target = host.id;
+        }
+        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0,
+                                                globals.verbosity < 0, globals.no_progress);
+        app::DownloadProgress progress(std::cerr, style, 0, 0);
+        request.observer = &progress;
+
+        auto outcome = app::run_lock(request);
+        progress.finish();
+        if (globals.json) {
+            std::cout << outcome.to_json().dump(2) << "\n";
+        } else if (globals.verbosity >= 0) {
+            for (const auto& note : outcome.notes) std::cerr << "note: " << note << "\n";
+            if (a->check) {
+                std::cerr << (outcome.up_to_date ? outcome.path.string() + " is up to date"
+                                                 : "stale: " + outcome.stale_reason)
+                          << "\n";
+            } else {
+                for (const auto& target : outcome.lockfile.targets) {
+                    std::cerr << target.id << ": " << target.packages.size()
+                              << " packages (Python " << target.python << ")\n";
+                }
+                std::cerr << (outcome.written ? "wrote " : "unchanged: ") << outcome.path.string()
+                          << "\n";
+            }
+        }
+        return outcome.up_to_date ? 0 : 1;
+    };
+    return command;
+}
+
+}  // namespace aitk::cli

@@ -1,0 +1,30 @@
+#pragma once
+// Requirements text that is not a file of its own: the `pip:` list of an environment.yml, whose
+// items become the lines of a requirements text while problems point into the yml.
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "aitk/project/requirements_file.hpp"
+
+namespace aitk::project::detail {
+
+struct RequirementsSource {
+    std::string label;               // SourceLocation::file of lines and problems
+    std::filesystem::path base_dir;  // relative includes and paths start here
+    // Where physical line i + 1 of the text starts in `label` (line, column); empty: the text
+    // is the file itself.
+    std::vector<std::pair<std::size_t, std::size_t>> line_starts;
+};
+
+// The bytes of a file on disk, or why they could not be read (the default reader).
+util::Expected<std::string, std::string> read_text_file(const std::filesystem::path& path);
+
+Loaded<RequirementsFile> parse_requirements_source(std::string_view text,
+                                                   const RequirementsSource& source,
+                                                   const RequirementsReadOptions& options);
+
+}  // namespace aitk::project::detail

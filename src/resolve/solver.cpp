@@ -1,0 +1,632 @@
+#include "solver.hpp"
+
+#include <algorithm>
+
+#include "aitk/pep/name.hpp"
+#include "aitk/util/redact.hpp"
+#include "explanation.hpp"
+
+namespace aitk::resolve {
+
+namespace {
+
+std::vector<std::string> normalised_extras(const pep::Requirement& requirement) {
+    std::vector<std::string> out;
+    for (const auto& e : requirement.extras())
+        out.push_back(pep::canonicalize_name(e));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::string url_label(const std::string& url) {
+    return " @ " + util::redact_url(url);
+}
+
+std::string with_origin(const std::string& text, const std::string& origin) {
+    return origin.empty() ? text : text + " (" + origin + ")";
+}
+
+// Old metadata may name an extra in markers without a Provides-Extra line.
+bool provides_extra(const DependencyInfo& metadata, const std::string& extra) {
+    const auto& listed = metadata.provides_extra;
+    if (std::find(listed.begin(), listed.end(), extra) != listed.end()) return true;
+    return std::any_of(metadata.requires_dist.begin(), metadata.requires_dist.end(),
+                       [&](const pep::Requirement& r) {
+                           if (!r.marker() || !r.marker()->mentions_extra()) return false;
+                           const auto named = r.marker()->referenced_extras();
+                           return std::find(named.begin(), named.end(), extra) != named.end();
+                       });
+}
+
+Term root_term() {
+    return Term{root_package, true, VersionSet::all(1), std::nullopt};
+}
+
+}  // namespace
+
+Solver::Solver(PackageSource& source, std::span<const RootRequirement> roots,
+               const ResolveOptions& options)
+    : options_(options), table_(source, options) {
+    prepare_roots(roots);
+}
+
+void Solver::prepare_roots(std::span<const RootRequirement> roots) {
+    auto root_applies = [&](const RootRequirement& root) {
+        auto result = root.requirement.applies(options_.environment, {});
+        if (!result) {
+            throw util::InputError(with_origin("cannot evaluate the marker of '" +
+                                                   root.requirement.to_string() +
+                                                   "': " + result.error().describe(),
+                                               root.origin));
+        }
+        return *result;
+    };
+    for (const auto& root : roots) {
+        if (!root_applies(root)) continue;
+        roots_.push_back({&root.requirement, &root.origin});
+        const std::string name = root.requirement.canonical_name();
+        requested_.insert(name);
+        table_.note_root_specifier(name, root.requirement.specifier());
+    }
+    for (const auto& constraint : options_.constraints) {
+        if (!root_applies(constraint)) continue;
+        const std::string name = constraint.requirement.canonical_name();
+        constraints_[name].push_back({&constraint.requirement, &constraint.origin});
+        table_.note_root_specifier(name, constraint.requirement.specifier());
+    }
+    // A package comes from one place: two different URLs for it cannot both be met.
+    auto take_url = [&](const Root& root) {
+        if (!root.requirement->url()) return;
+        const std::string name = root.requirement->canonical_name();
+        const PackageId id = table_.intern(name);
+        std::string conflict;
+        if (!table_.set_url(id, *root.requirement->url(), *root.origin, conflict)) {
+            const auto& base = table_.base_info(id);
+            throw Unsatisfiable(
+                "Because " +
+                with_origin(name + url_label(*base.url) + " is required", base.url_origin) +
+                " and " +
+                with_origin(name + url_label(*root.requirement->url()) + " is required",
+                            *root.origin) +
+                ", the requirements cannot be satisfied (a package comes from one URL only).");
+        }
+    };
+    for (const auto& root : roots_)
+        take_url(root);
+    for (const auto& [name, list] : constraints_) {
+        for (const auto& constraint : list)
+            take_url(constraint);
+    }
+}
+
+Resolution Solver::run() {
+    Incompatibility root;
+    root.terms.push_back(root_term().negated());
+    root.cause = Cause::root;
+    index(store(std::move(root)));
+    PackageId next = root_package;
+    while (true) {
+        propagate(next);
+        auto chosen = decide();
+        if (!chosen) return result();
+        next = *chosen;
+    }
+}
+
+IncompatibilityId Solver::store(Incompatibility incompatibility) {
+    incompatibilities_.push_back(std::move(incompatibility));
+    return static_cast<IncompatibilityId>(incompatibilities_.size() - 1);
+}
+
+void Solver::index(IncompatibilityId id) {
+    for (const auto& term : incompatibilities_[id].terms) {
+        if (term.package >= by_package_.size()) by_package_.resize(term.package + 1);
+        by_package_[term.package].push_back(id);
+    }
+}
+
+IncompatibilityId Solver::derive(std::vector<Term> terms, IncompatibilityId conflict,
+                                 IncompatibilityId other) {
+    // One term per package (their intersection); terms that always hold say nothing; and the
+    // root, which is always selected, is left out of anything longer than "the root fails".
+    std::vector<Term> merged;
+    for (auto& term : terms) {
+        auto same = std::find_if(merged.begin(), merged.end(),
+                                 [&](const Term& t) { return t.package == term.package; });
+        if (same == merged.end()) {
+            merged.push_back(std::move(term));
+        } else {
+            *same = same->intersect(term);
+        }
+    }
+    std::erase_if(merged, [](const Term& t) { return t.tautology(); });
+    if (merged.size() > 1) {
+        std::erase_if(merged,
+                      [](const Term& t) { return t.positive && t.package == root_package; });
+    }
+    Incompatibility out;
+    out.terms = std::move(merged);
+    out.cause = Cause::derived;
+    out.causes = {conflict, other};
+    return store(std::move(out));
+}
+
+Solver::Evaluation Solver::evaluate(IncompatibilityId id) const {
+    const auto& terms = incompatibilities_[id].terms;
+    std::optional<std::size_t> unsatisfied;
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+        switch (solution_.relation(terms[k])) {
+            case Relation::contradicted:
+                return {Relation::contradicted, std::nullopt};
+            case Relation::inconclusive:
+                if (unsatisfied) return {Relation::inconclusive, std::nullopt};
+                unsatisfied = k;
+                break;
+            case Relation::satisfied:
+                break;
+        }
+    }
+    if (unsatisfied) return {Relation::inconclusive, unsatisfied};
+    return {Relation::satisfied, std::nullopt};
+}
+
+void Solver::propagate(PackageId start) {
+    std::deque<PackageId> changed{start};
+    std::vector<bool> queued(table_.size(), false);
+    auto enqueue = [&](PackageId p) {
+        if (p >= queued.size()) queued.resize(p + 1, false);
+        if (!queued[p]) {
+            queued[p] = true;
+            changed.push_back(p);
+        }
+    };
+    queued[start] = true;
+    while (!changed.empty()) {
+        const PackageId package = changed.front();
+        changed.pop_front();
+        queued[package] = false;
+        if (package >= by_package_.size()) continue;
+        // Newest first: conflict resolution's learned incompatibilities are the most general.
+        for (std::size_t k = by_package_[package].size(); k-- > 0;) {
+            const IncompatibilityId id = by_package_[package][k];
+            const Evaluation e = evaluate(id);
+            if (e.relation == Relation::satisfied) {
+                ++conflicts_;
+                count_step();
+                const IncompatibilityId cause = resolve_conflict(id);
+                const Evaluation after = evaluate(cause);
+                if (!after.unsatisfied) fail(cause);  // cannot happen: it is almost satisfied
+                const Term& term = incompatibilities_[cause].terms[*after.unsatisfied];
+                solution_.derive(term.negated(), cause);
+                changed.clear();
+                std::fill(queued.begin(), queued.end(), false);
+                enqueue(term.package);
+                break;
+            }
+            if (e.unsatisfied) {
+                const Term& term = incompatibilities_[id].terms[*e.unsatisfied];
+                solution_.derive(term.negated(), id);
+                enqueue(term.package);
+            }
+        }
+    }
+}
+
+IncompatibilityId Solver::resolve_conflict(IncompatibilityId conflict) {
+    IncompatibilityId id = conflict;
+    bool learned = false;
+    while (true) {
+        const std::vector<Term> terms = incompatibilities_[id].terms;
+        if (terms.empty() ||
+            (terms.size() == 1 && terms[0].positive && terms[0].package == root_package)) {
+            fail(id);
+        }
+        // The satisfier: the assignment after which the partial solution first satisfies the
+        // whole incompatibility; the previous level: where the rest was already satisfied.
+        std::optional<std::size_t> latest;
+        std::size_t latest_term = 0;
+        std::uint32_t previous_level = PartialSolution::root_level;
+        for (std::size_t k = 0; k < terms.size(); ++k) {
+            auto position = solution_.satisfier(terms[k]);
+            if (!position) continue;
+            if (!latest || *position > *latest) {
+                if (latest) previous_level = std::max(previous_level, solution_.at(*latest).level);
+                latest = position;
+                latest_term = k;
+            } else {
+                previous_level = std::max(previous_level, solution_.at(*position).level);
+            }
+        }
+        if (!latest) fail(id);
+        const Assignment satisfier = solution_.at(*latest);
+        const Term& term = terms[latest_term];
+        // A satisfier that only narrows the term down together with earlier assignments of
+        // the same package: those earlier ones count as previous satisfiers too.
+        const Term difference = satisfier.term.difference(term);
+        if (!difference.impossible()) {
+            if (auto earlier = solution_.satisfier(difference.negated())) {
+                previous_level = std::max(previous_level, solution_.at(*earlier).level);
+            }
+        }
+        if (satisfier.is_decision() || previous_level != satisfier.level) {
+            if (learned) index(id);
+            solution_.backtrack(previous_level);
+            return id;
+        }
+        std::vector<Term> prior;
+        for (std::size_t k = 0; k < terms.size(); ++k) {
+            if (k != latest_term) prior.push_back(terms[k]);
+        }
+        for (const auto& t : incompatibilities_[*satisfier.cause].terms) {
+            if (t.package != satisfier.term.package) prior.push_back(t);
+        }
+        if (!difference.impossible()) prior.push_back(difference.negated());
+        id = derive(std::move(prior), id, *satisfier.cause);
+        learned = true;
+        count_step();
+    }
+}
+
+void Solver::count_step() {
+    if (decisions_ + conflicts_ > options_.max_steps) {
+        throw util::Error(
+            util::ExitCode::failure,
+            "resolution gave up after " + std::to_string(options_.max_steps) + " steps",
+            "pin some versions to narrow the search");
+    }
+}
+
+std::optional<PackageId> Solver::decide() {
+    // The undecided package with the fewest candidates left (conflicts show up soonest), ties
+    // broken by name so that every run decides in the same order.
+    std::optional<PackageId> best;
+    std::size_t best_count = 0;
+    for (PackageId id = 0; id < table_.size(); ++id) {
+        const Term* known = solution_.accumulated(id);
+        if (!known || !known->positive || solution_.decision(id)) continue;
+        const std::size_t count = known->set.count();
+        if (!best || count < best_count ||
+            (count == best_count && table_.info(id).name < table_.info(*best).name)) {
+            best = id;
+            best_count = count;
+        }
+    }
+    if (!best) return std::nullopt;
+    const PackageId package = *best;
+    const Term allowed = *solution_.accumulated(package);
+    auto index_choice = choose_version(package, allowed.set);
+    if (!index_choice) {
+        Incompatibility none;
+        none.terms.push_back(allowed);
+        none.cause = Cause::no_versions;
+        index(store(std::move(none)));
+        return package;
+    }
+    const auto& dependencies = dependencies_of(package, *index_choice);
+    const bool conflict =
+        std::any_of(dependencies.begin(), dependencies.end(), [&](IncompatibilityId id) {
+            for (const auto& t : incompatibilities_[id].terms) {
+                if (t.package != package && solution_.relation(t) != Relation::satisfied) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    if (!conflict) {
+        solution_.decide(package, *index_choice, allowed.set.universe());
+        ++decisions_;
+        count_step();
+    }
+    return package;
+}
+
+std::optional<std::size_t> Solver::choose_version(PackageId package, const VersionSet& allowed) {
+    if (allowed.empty()) return std::nullopt;
+    const PackageId base = table_.info(package).base;
+    // An extra takes its package's version and a package its extras' version, so neither has
+    // to walk through versions to meet the other.
+    if (base != package) {
+        if (auto d = solution_.decision(base); d && allowed.contains(*d)) return d;
+    } else {
+        for (PackageId extra : table_.info(package).extras) {
+            if (auto d = solution_.decision(extra); d && allowed.contains(*d)) return d;
+        }
+    }
+    const std::string& name = table_.info(base).name;
+    if (!options_.upgrade_all && !options_.upgrade.count(name)) {
+        if (auto it = options_.preferences.find(name); it != options_.preferences.end()) {
+            const auto& candidates = table_.candidates(base);
+            for (std::size_t i = 0; i < candidates.size(); ++i) {
+                if (!candidates[i].unknown_version && candidates[i].version == it->second &&
+                    allowed.contains(i)) {
+                    return i;
+                }
+            }
+        }
+    }
+    return allowed.highest();
+}
+
+const std::vector<IncompatibilityId>& Solver::dependencies_of(PackageId package,
+                                                              std::size_t index) {
+    const auto key = std::make_pair(package, index);
+    if (auto it = dependencies_.find(key); it != dependencies_.end()) return it->second;
+    auto built =
+        package == root_package ? root_dependencies() : version_dependencies(package, index);
+    return dependencies_.emplace(key, std::move(built)).first->second;
+}
+
+void Solver::touch(PackageId package) {
+    table_.load(package);
+    const PackageId base = table_.info(package).base;
+    if (table_.base_info(base).constraint_added) return;
+    table_.base_info(base).constraint_added = true;
+    auto it = constraints_.find(table_.info(base).name);
+    if (it == constraints_.end()) return;
+    for (const auto& constraint : it->second) {
+        const auto& specifier = constraint.requirement->specifier();
+        if (specifier.empty()) continue;  // a bare name or a URL limits no version
+        Term outside{base, true, table_.constraint_set(base, specifier).complement(), std::nullopt};
+        if (outside.impossible()) continue;  // every candidate is allowed anyway
+        Incompatibility limit;
+        limit.terms = {root_term(), std::move(outside)};
+        limit.cause = Cause::constraint;
+        limit.origin = *constraint.origin;
+        limit.text = specifier.to_string();
+        index(store(std::move(limit)));
+    }
+}
+
+namespace {
+
+// The candidates a requirement admits, labelled with its specifier (or its URL).
+Term requirement_term(PackageTable& table, PackageId id, const pep::Requirement& requirement) {
+    if (requirement.url()) {
+        return Term{id, true, table.requirement_set(id, pep::SpecifierSet{}),
+                    url_label(*requirement.url())};
+    }
+    return Term{id, true, table.requirement_set(id, requirement.specifier()),
+                requirement.specifier().to_string()};
+}
+
+}  // namespace
+
+std::vector<IncompatibilityId> Solver::root_dependencies() {
+    std::vector<pep::Requirement> upcoming;
+    for (const auto& root : roots_)
+        upcoming.push_back(*root.requirement);
+    if (!upcoming.empty()) table_.prefetch(upcoming);
+
+    std::vector<IncompatibilityId> out;
+    for (const auto& root : roots_) {
+        const auto& requirement = *root.requirement;
+        const std::string name = requirement.canonical_name();
+        std::vector<PackageId> ids{table_.intern(name)};
+        for (const auto& extra : normalised_extras(requirement)) {
+            ids.push_back(table_.intern(name, extra));
+        }
+        for (PackageId id : ids) {
+            touch(id);
+            Term target = requirement_term(table_, id, requirement);
+            Incompatibility needed;
+            needed.terms = {root_term(), target.negated()};
+            needed.cause = Cause::requirement;
+            needed.origin = *root.origin;
+            const IncompatibilityId needed_id = store(std::move(needed));
+            if (target.set.empty()) {
+                Incompatibility none;
+                none.terms = {std::move(target)};
+                none.cause = Cause::no_versions;
+                const IncompatibilityId none_id = store(std::move(none));
+                const IncompatibilityId forbidden = derive({root_term()}, needed_id, none_id);
+                index(forbidden);
+                out.push_back(forbidden);
+            } else {
+                index(needed_id);
+                out.push_back(needed_id);
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<IncompatibilityId> Solver::version_dependencies(PackageId package, std::size_t chosen) {
+    // Copies: interning below may move the package table.
+    const PackageId base = table_.info(package).base;
+    const std::string package_name = table_.info(package).name;
+    const std::string extra = table_.info(package).extra;
+    const std::size_t universe = table_.universe(base);
+    const Candidate candidate = table_.candidates(base)[chosen];
+    const std::optional<std::string> url = table_.info(base).url;
+
+    const std::string version_label = url ? url_label(*url) : "==" + candidate.version.to_string();
+    const Term depender{package, true, VersionSet::single(universe, chosen), version_label};
+    const std::string depender_text = package_name + version_label;
+
+    const auto requirements = requirements_of(base, chosen, extra);
+    std::vector<pep::Requirement> upcoming;
+    for (const auto* r : requirements)
+        upcoming.push_back(*r);
+    if (!upcoming.empty()) table_.prefetch(upcoming);
+
+    auto unusable = [&](std::string why) {
+        Incompatibility bad;
+        bad.terms = {depender};
+        bad.cause = Cause::unusable;
+        bad.text = std::move(why);
+        const IncompatibilityId id = store(std::move(bad));
+        index(id);
+        return std::vector<IncompatibilityId>{id};
+    };
+
+    // One term per package: several requirements on one name (under different markers, or a
+    // package and its extra) are met together.
+    std::vector<Term> targets;
+    auto add_target = [&](Term t) {
+        auto same = std::find_if(targets.begin(), targets.end(),
+                                 [&](const Term& x) { return x.package == t.package; });
+        if (same == targets.end()) {
+            targets.push_back(std::move(t));
+        } else {
+            *same = same->intersect(t);
+        }
+    };
+    if (base != package) {
+        // An extra is its package at the very same version, plus the extra's requirements.
+        add_target(Term{base, true, VersionSet::single(universe, chosen), version_label});
+    }
+    for (const auto* requirement : requirements) {
+        const std::string name = requirement->canonical_name();
+        const PackageId dependency = table_.intern(name);
+        if (requirement->url()) {
+            std::string conflict;
+            if (!table_.set_url(dependency, *requirement->url(), depender_text, conflict)) {
+                const auto& known = table_.base_info(dependency);
+                const std::string wanted = name + url_label(*requirement->url());
+                if (conflict == "url") {
+                    return unusable(depender_text + " depends on " + wanted + ", but " +
+                                    with_origin(name + url_label(*known.url) + " is required",
+                                                known.url_origin));
+                }
+                return unusable(depender_text + " depends on " + wanted + ", but " + name +
+                                " already comes from the package index (require " + wanted +
+                                " directly)");
+            }
+        }
+        std::vector<PackageId> ids{dependency};
+        for (const auto& e : normalised_extras(*requirement))
+            ids.push_back(table_.intern(name, e));
+        for (PackageId id : ids) {
+            touch(id);
+            Term target = requirement_term(table_, id, *requirement);
+            if (id == package) {
+                if (target.set.contains(chosen)) continue;  // it depends on itself: met
+                return unusable(depender_text + " depends on " + package_name + *target.label +
+                                ", which it is not");
+            }
+            add_target(std::move(target));
+        }
+    }
+
+    auto dependency = [&](const Term& target) {
+        Incompatibility needs;
+        needs.terms = {depender, target.negated()};
+        needs.cause = Cause::dependency;
+        return store(std::move(needs));
+    };
+    for (const auto& target : targets) {
+        if (!target.set.empty()) continue;
+        // Nothing can meet this requirement: the version itself is out.
+        const IncompatibilityId needs = dependency(target);
+        Incompatibility none;
+        none.terms = {target};
+        none.cause = Cause::no_versions;
+        const IncompatibilityId none_id = store(std::move(none));
+        const IncompatibilityId forbidden = derive({depender}, needs, none_id);
+        index(forbidden);
+        return {forbidden};
+    }
+    std::vector<IncompatibilityId> out;
+    for (const auto& target : targets) {
+        const IncompatibilityId id = dependency(target);
+        index(id);
+        out.push_back(id);
+    }
+    return out;
+}
+
+bool Solver::applies(const pep::Requirement& requirement, std::span<const std::string> extras,
+                     const std::string& where) {
+    auto result = requirement.applies(options_.environment, extras);
+    if (!result) {
+        warn(where + ": cannot evaluate the marker of '" + requirement.to_string() + "' (" +
+             result.error().describe() + "); the requirement is left out");
+        return false;
+    }
+    return *result;
+}
+
+std::vector<const pep::Requirement*> Solver::requirements_of(PackageId base, std::size_t index,
+                                                             const std::string& extra) {
+    const DependencyInfo& metadata = table_.metadata(base, index);
+    const auto& candidate = table_.candidates(base)[index];
+    const std::string where =
+        table_.info(base).name +
+        (candidate.unknown_version ? std::string() : " " + candidate.version.to_string());
+    std::vector<const pep::Requirement*> out;
+    if (extra.empty()) {
+        for (const auto& r : metadata.requires_dist) {
+            if (!r.marker() || applies(r, {}, where)) out.push_back(&r);
+        }
+        return out;
+    }
+    const std::string extras[1] = {extra};
+    for (const auto& r : metadata.requires_dist) {
+        if (r.marker() && r.marker()->mentions_extra() && applies(r, extras, where)) {
+            out.push_back(&r);
+        }
+    }
+    // pip warns and goes on: the extra simply adds nothing.
+    if (!provides_extra(metadata, extra)) {
+        warn(where + " does not provide the extra '" + extra + "'");
+    }
+    return out;
+}
+
+void Solver::warn(std::string message) {
+    if (warned_.insert(message).second) warnings_.push_back(std::move(message));
+}
+
+[[noreturn]] void Solver::fail(IncompatibilityId id) {
+    throw Unsatisfiable(explain_failure(id, incompatibilities_, table_));
+}
+
+Resolution Solver::result() {
+    Resolution out;
+    out.decisions = decisions_;
+    out.conflicts = conflicts_;
+    std::map<PackageId, std::vector<std::string>> extras;
+    for (PackageId id = 1; id < table_.size(); ++id) {
+        const auto& info = table_.info(id);
+        if (info.base != id && solution_.decision(id)) extras[info.base].push_back(info.extra);
+    }
+    auto resolved = [&](const std::string& name) {
+        auto id = table_.find(name);
+        return id && solution_.decision(*id).has_value();
+    };
+    for (PackageId id = 1; id < table_.size(); ++id) {
+        const auto decided = solution_.decision(id);
+        if (!decided || table_.info(id).base != id) continue;
+        ResolvedPackage package;
+        package.name = table_.info(id).name;
+        const Candidate& candidate = table_.candidates(id)[*decided];
+        if (!candidate.unknown_version) package.version = candidate.version;
+        package.url = table_.info(id).url;
+        // An extra the package does not have was chosen (pip only warns) but is not listed.
+        const auto& metadata = table_.metadata(id, *decided);
+        for (const auto& extra : extras[id]) {
+            if (provides_extra(metadata, extra)) package.extras.push_back(extra);
+        }
+        std::sort(package.extras.begin(), package.extras.end());
+        package.requested = requested_.count(package.name) > 0;
+        std::set<std::string> needs;
+        auto collect = [&](const std::string& extra) {
+            for (const auto* r : requirements_of(id, *decided, extra)) {
+                const std::string name = r->canonical_name();
+                if (name != package.name && resolved(name)) needs.insert(name);
+            }
+        };
+        collect({});
+        for (const auto& extra : package.extras)
+            collect(extra);
+        package.dependencies.assign(needs.begin(), needs.end());
+        out.packages.push_back(std::move(package));
+    }
+    std::sort(out.packages.begin(), out.packages.end(),
+              [](const ResolvedPackage& a, const ResolvedPackage& b) { return a.name < b.name; });
+    out.warnings = warnings_;
+    return out;
+}
+
+}  // namespace aitk::resolve

@@ -1,0 +1,207 @@
+// `lock` end to end against the torch-like test mirror served on 127.0.0.1: one resolution per
+// target, the torch family from the backend index only, the lockfile byte-identical on re-lock,
+// `--check`, and the same versions as real pip picks.
+#include "aitk/app/lock.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "../index/index_test_support.hpp"
+#include "aitk/fs/file.hpp"
+#include "aitk/pep/name.hpp"
+#include "aitk/resolve/resolver.hpp"
+#include "aitk/util/strings.hpp"
+
+namespace aitk::app {
+namespace {
+
+using test::TorchMirrorTest;
+
+class LockTest : public TorchMirrorTest {
+  protected:
+    void SetUp() override {
+        TorchMirrorTest::SetUp();
+        work = std::make_unique<fs::TempDir>(fs::TempDir::create("aitk-lock"));
+    }
+
+    void write(const std::string& name, const std::string& text) {
+        fs::write_file_atomic(work->path() / name, text);
+    }
+
+    LockRequest request_for(const std::string& requirements_file,
+                            std::vector<std::string> targets) {
+        LockRequest r;
+        r.input.requirements = requirements_file;
+        r.targets = std::move(targets);
+        r.python = "3.12.1";
+        r.indexes.index_url = server.url("/simple/");
+        r.indexes.torch_index_url = server.url("/whl");
+        r.cache_root = work->path() / "cache";
+        r.cwd = work->path();
+        return r;
+    }
+
+    static const lock::LockedPackage& package(const lock::LockedTarget& target,
+                                              std::string_view name) {
+        const auto* p = target.find(name);
+        if (!p) throw std::runtime_error("not locked: " + std::string(name));
+        return *p;
+    }
+
+    test::ClearProxyEnvironment no_proxy;
+    std::unique_ptr<fs::TempDir> work;
+};
+
+TEST_F(LockTest, LocksTheTorchFamilyFromTheBackendIndexAndTheRestFromThePrimary) {
+    write("requirements.txt", "torch==2.9.0\ntorchvision\nrequests[socks]\n");
+    auto outcome = run_lock(request_for("requirements.txt", {"linux-x86_64-cu130"}));
+
+    EXPECT_TRUE(outcome.written);
+    EXPECT_EQ(outcome.path, work->path() / "lockfiles" / "requirements.lock.yml");
+    ASSERT_EQ(outcome.lockfile.targets.size(), 1u);
+    const auto& target = outcome.lockfile.targets[0];
+    EXPECT_EQ(target.id, "linux-x86_64-cu130");
+    EXPECT_EQ(target.python, "3.12.1");
+
+    const auto& torch = package(target, "torch");
+    EXPECT_EQ(torch.version, "2.9.0+cu130");
+    EXPECT_EQ(torch.index, "torch cu130");
+    EXPECT_TRUE(torch.requested);
+    ASSERT_TRUE(torch.wheel);
+    EXPECT_EQ(torch.wheel->filename, "torch-2.9.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl");
+    EXPECT_EQ(torch.wheel->sha256.size(), 64u);
+    EXPECT_EQ(package(target, "torchvision").version, "0.24.0+cu130");
+    // CUDA 13 runtime wheels: Linux markers hold on this target.
+    EXPECT_NE(target.find("nvidia-cuda-runtime"), nullptr);
+    EXPECT_EQ(package(target, "requests").extras, std::vector<std::string>{"socks"});
+    EXPECT_EQ(package(target, "pysocks").index, "primary");
+    EXPECT_FALSE(package(target, "pysocks").requested);
+
+    // The file on disk parses back to the same lock.
+    auto text = fs::read_file(outcome.path);
+    auto parsed = lock::parse_lockfile(text, "lock");
+    ASSERT_TRUE(parsed) << parsed.error().describe();
+    EXPECT_EQ(*parsed, outcome.lockfile);
+}
+
+TEST_F(LockTest, ReLockingUnchangedInputsIsByteIdenticalAndCheckPasses) {
+    write("requirements.txt", "torch==2.9.0\nrequests\n");
+    auto first = run_lock(request_for("requirements.txt", {"linux-x86_64-cu126", "linux-x86_64-cpu"}));
+    auto before = fs::read_file(first.path);
+    auto second = run_lock(request_for("requirements.txt", {"linux-x86_64-cpu", "linux-x86_64-cu126"}));
+    EXPECT_FALSE(second.written);
+    EXPECT_EQ(fs::read_file(second.path), before);
+
+    auto check = request_for("requirements.txt", {"linux-x86_64-cu126", "linux-x86_64-cpu"});
+    check.check = true;
+    EXPECT_TRUE(run_lock(check).up_to_date);
+
+    write("requirements.txt", "torch==2.9.0\nrequests\nsix\n");
+    auto stale = run_lock(check);
+    EXPECT_FALSE(stale.up_to_date);
+    EXPECT_NE(stale.stale_reason.find("was locked from other inputs"), std::string::npos);
+    EXPECT_EQ(fs::read_file(first.path), before);  // --check writes nothing
+}
+
+TEST_F(LockTest, EachTargetGetsItsOwnResolution) {
+    write("requirements.txt", "torch==2.9.0\n");
+    auto outcome = run_lock(
+        request_for("requirements.txt", {"windows-x86_64-cu130", "linux-x86_64-cu130"}));
+    ASSERT_EQ(outcome.lockfile.targets.size(), 2u);
+    const auto& linux_target = outcome.lockfile.targets[0];
+    const auto& windows_target = outcome.lockfile.targets[1];
+    EXPECT_EQ(linux_target.id, "linux-x86_64-cu130");
+    EXPECT_EQ(windows_target.id, "windows-x86_64-cu130");
+    EXPECT_EQ(windows_target.marker_environment.at("sys_platform"), "win32");
+    ASSERT_TRUE(package(windows_target, "torch").wheel);
+    EXPECT_TRUE(package(windows_target, "torch").wheel->filename.ends_with("win_amd64.whl"));
+    // The nvidia-* runtime wheels are required with Linux markers only.
+    EXPECT_NE(linux_target.find("nvidia-cuda-runtime"), nullptr);
+    EXPECT_EQ(windows_target.find("nvidia-cuda-runtime"), nullptr);
+}
+
+TEST_F(LockTest, AFamilyMemberPinnedToAnotherBackendIsUnsatisfiable) {
+    write("requirements.txt", "torch==2.9.0+cpu\n");
+    try {
+        run_lock(request_for("requirements.txt", {"linux-x86_64-cu130"}));
+        FAIL() << "expected Unsatisfiable";
+    } catch (const resolve::Unsatisfiable& e) {
+        EXPECT_EQ(e.code(), util::ExitCode::unsatisfiable);
+        std::string what = e.what();
+        EXPECT_NE(what.find("linux-x86_64-cu130"), std::string::npos) << what;
+        EXPECT_NE(what.find("requirements.txt:1"), std::string::npos) << what;
+    }
+}
+
+TEST_F(LockTest, BadInputIsAnInputErrorWithTheLocation) {
+    write("requirements.txt", "torch==2.9.0\nrequests[socks\n");
+    try {
+        run_lock(request_for("requirements.txt", {"linux-x86_64-cu130"}));
+        FAIL() << "expected InputError";
+    } catch (const util::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("requirements.txt:2"), std::string::npos) << e.what();
+    }
+    write("requirements.txt", "torch==2.9.0\n");
+    try {
+        run_lock(request_for("requirements.txt", {"linux-amd64-cu130"}));
+        FAIL() << "expected InputError";
+    } catch (const util::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--target linux-amd64-cu130"), std::string::npos);
+    }
+}
+
+TEST_F(LockTest, KeepsLockedVersionsUntilUpgrade) {
+    write("requirements.txt", "torch\n");
+    auto request = request_for("requirements.txt", {"linux-x86_64-cu126"});
+    // An older lock: torch 2.8.0 (the mirror also has 2.9.0).
+    write("requirements.txt", "torch==2.8.0\n");
+    run_lock(request);
+    write("requirements.txt", "torch\n");
+    auto kept = run_lock(request);
+    EXPECT_EQ(package(kept.lockfile.targets[0], "torch").version, "2.8.0+cu126");
+    request.upgrade_packages = {"torch"};
+    auto upgraded = run_lock(request);
+    EXPECT_EQ(package(upgraded.lockfile.targets[0], "torch").version, "2.9.0+cu126");
+}
+
+// pip as the reference: the same versions for the same requirements on the same mirror.
+std::string run_and_capture(const std::string& command) {
+    std::string out;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) return out;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    ::pclose(pipe);
+    return out;
+}
+
+TEST_F(LockTest, PicksTheVersionsPipPicks) {
+    const std::string python = "/root/.pyenv/versions/3.12.1/bin/python";
+    if (!std::filesystem::exists(python)) GTEST_SKIP() << "no " << python;
+    write("requirements.txt", "torch\ntorchvision\nrequests[socks]\nnumpy\nnetworkx[default]\n");
+    auto outcome = run_lock(request_for("requirements.txt", {"linux-x86_64-cu130"}));
+
+    auto report = work->path() / "report.json";
+    std::string command = python +
+                          " -m pip install --quiet --dry-run --ignore-installed --no-cache-dir "
+                          "--only-binary=:all: --disable-pip-version-check --report " +
+                          report.string() + " --index-url " + server.url("/simple/") +
+                          " --extra-index-url " + server.url("/whl/cu130/") + " -r " +
+                          (work->path() / "requirements.txt").string() + " 2>&1";
+    auto output = run_and_capture(command);
+    ASSERT_TRUE(std::filesystem::exists(report)) << output;
+    auto json = nlohmann::json::parse(fs::read_file(report));
+    std::map<std::string, std::string> pip_versions;
+    for (const auto& item : json["install"]) {
+        pip_versions[pep::canonicalize_name(item["metadata"]["name"].get<std::string>())] =
+            item["metadata"]["version"].get<std::string>();
+    }
+    std::map<std::string, std::string> ours;
+    for (const auto& p : outcome.lockfile.targets[0].packages) ours[p.name] = p.version;
+    EXPECT_EQ(ours, pip_versions);
+}
+
+}  // namespace
+}  // namespace aitk::app

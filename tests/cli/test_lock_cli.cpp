@@ -1,0 +1,113 @@
+// `aitk-env lock` through the real binary against the torch-like mirror: exit codes 0/1/2/3,
+// --check for team CI, --json, and the global network flags.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../index/index_test_support.hpp"
+#include "aitk/fs/file.hpp"
+#include "run_cli.hpp"
+
+namespace aitk::test {
+namespace {
+
+class LockCli : public TorchMirrorTest {
+  protected:
+    void SetUp() override {
+        TorchMirrorTest::SetUp();
+        work = std::make_unique<fs::TempDir>(fs::TempDir::create("aitk-lock-cli"));
+    }
+
+    std::string path(const std::string& name) const { return (work->path() / name).string(); }
+
+    void write(const std::string& name, const std::string& text) {
+        fs::write_file_atomic(work->path() / name, text);
+    }
+
+    CliResult lock(std::vector<std::string> extra) {
+        std::vector<std::string> args = {"lock",
+                                         "-r",
+                                         path("requirements.txt"),
+                                         "-o",
+                                         path("env.lock.yml"),
+                                         "--python",
+                                         "3.12.1",
+                                         "--index-url",
+                                         server.url("/simple/"),
+                                         "--torch-index-url",
+                                         server.url("/whl"),
+                                         "--cache-dir",
+                                         path("cache"),
+                                         "--no-progress"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return run_cli(args, "", {"-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY",
+                                  "-u ALL_PROXY", "-u all_proxy"});
+    }
+
+    std::unique_ptr<fs::TempDir> work;
+};
+
+TEST_F(LockCli, WritesTheLockfileAndCheckTellsWhenItIsStale) {
+    write("requirements.txt", "torch==2.9.0\nrequests\n");
+    auto first = lock({"--target", "linux-x86_64-cu130", "--json"});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    auto json = nlohmann::json::parse(first.out);
+    EXPECT_EQ(json["lockfile"], path("env.lock.yml"));
+    EXPECT_EQ(json["written"], true);
+    EXPECT_EQ(json["default_target"], "linux-x86_64-cu130");
+    auto text = fs::read_file(work->path() / "env.lock.yml");
+    EXPECT_NE(text.find("python=3.12.1"), std::string::npos);
+    EXPECT_NE(text.find("torch==2.9.0+cu130 --hash=sha256:"), std::string::npos) << text;
+
+    auto check = lock({"--target", "linux-x86_64-cu130", "--check"});
+    EXPECT_EQ(check.exit_code, 0) << check.err;
+    EXPECT_NE(check.err.find("is up to date"), std::string::npos);
+
+    write("requirements.txt", "torch==2.9.0\nrequests\nsix\n");
+    auto stale = lock({"--target", "linux-x86_64-cu130", "--check"});
+    EXPECT_EQ(stale.exit_code, 1);
+    EXPECT_NE(stale.err.find("stale: "), std::string::npos) << stale.err;
+}
+
+TEST_F(LockCli, ExitCodesFollowTheContract) {
+    write("requirements.txt", "torch==2.9.0+cpu\n");
+    auto unsatisfiable = lock({"--target", "linux-x86_64-cu130"});
+    EXPECT_EQ(unsatisfiable.exit_code, 3) << unsatisfiable.err;
+    EXPECT_NE(unsatisfiable.err.find("error: no environment satisfies the requirements for "
+                                     "linux-x86_64-cu130"),
+              std::string::npos)
+        << unsatisfiable.err;
+
+    write("requirements.txt", "torch==2.9.0\n--frobnicate\n");
+    auto bad = lock({"--target", "linux-x86_64-cu130"});
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("requirements.txt:2"), std::string::npos) << bad.err;
+
+    write("requirements.txt", "torch==2.9.0\n");
+    auto bad_target = lock({"--target", "linux-x86_64-cuda"});
+    EXPECT_EQ(bad_target.exit_code, 2) << bad_target.err;
+
+    auto missing_cert = lock({"--target", "linux-x86_64-cu130", "--cert", path("nope.pem")});
+    EXPECT_EQ(missing_cert.exit_code, 2);
+    EXPECT_NE(missing_cert.err.find("--cert"), std::string::npos) << missing_cert.err;
+
+    auto bad_concurrency = lock({"--target", "linux-x86_64-cu130", "--concurrency", "0"});
+    EXPECT_EQ(bad_concurrency.exit_code, 2);
+}
+
+TEST_F(LockCli, OfflineUsesOnlyTheCache) {
+    write("requirements.txt", "requests\n");
+    auto offline_cold = lock({"--target", "linux-x86_64-cpu", "--offline"});
+    EXPECT_EQ(offline_cold.exit_code, 1);
+    EXPECT_NE(offline_cold.err.find("offline"), std::string::npos) << offline_cold.err;
+
+    ASSERT_EQ(lock({"--target", "linux-x86_64-cpu"}).exit_code, 0);
+    std::filesystem::remove(work->path() / "env.lock.yml");
+    server.clear_log();
+    auto offline_warm = lock({"--target", "linux-x86_64-cpu", "--offline"});
+    EXPECT_EQ(offline_warm.exit_code, 0) << offline_warm.err;
+    EXPECT_TRUE(server.requests().empty());
+}
+
+}  // namespace
+}  // namespace aitk::test
