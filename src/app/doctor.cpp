@@ -33,7 +33,6 @@ std::string_view check_status_name(CheckStatus status) noexcept {
     return "ok";
 }
 
-
 namespace {
 
 std::string format_gib(double gib) {

@@ -60,8 +60,8 @@ void IndexPackageSource::index_project(Project& project, index::ProjectOutcome o
     project.listing = std::move(*outcome);
     const auto& files = project.listing.files;
     const bool sdist_allowed = !binary_only(project.listing.project);
-    const bool wheel_allowed = !(target_.no_binary.count(":all:") ||
-                                 target_.no_binary.count(project.listing.project));
+    const bool wheel_allowed =
+        !(target_.no_binary.count(":all:") || target_.no_binary.count(project.listing.project));
     struct Scored {
         std::size_t file;
         std::size_t rank;  // wheels by tag priority; sdists after every wheel
@@ -75,7 +75,8 @@ void IndexPackageSource::index_project(Project& project, index::ProjectOutcome o
             auto best = priority_.best_rank(std::span<const pep::Tag>(wheel->tags));
             if (!best) {
                 ++project.incompatible_wheels;
-                for (const auto& tag : wheel->tags) project.platforms_offered.insert(tag.platform);
+                for (const auto& tag : wheel->tags)
+                    project.platforms_offered.insert(tag.platform);
                 continue;
             }
             rank = *best;
@@ -270,8 +271,8 @@ std::string IndexPackageSource::explain(const std::string& name, const std::stri
         for (const auto& location : client_.routing().candidates(name)) {
             searched.push_back(location.name);
         }
-        return "not found on " + (searched.empty() ? std::string("any index")
-                                                   : util::join(searched, ", "));
+        return "not found on " +
+               (searched.empty() ? std::string("any index") : util::join(searched, ", "));
     }
     std::vector<std::string> reasons;
     if (project.incompatible_wheels > 0) {

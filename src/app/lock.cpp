@@ -42,10 +42,10 @@ std::string choose_python(const LockRequest& request, const project::ProjectInpu
     if (!input.python_requires.empty()) {
         auto allowed = pep::SpecifierSet::parse(input.python_requires);
         if (allowed && version && !allowed->contains(*version, true)) {
-            throw util::InputError("Python " + *full + " is outside " + input.name +
-                                       "'s python requirement " + input.python_requires,
-                                   "pass --python with a version that satisfies " +
-                                       input.python_requires);
+            throw util::InputError(
+                "Python " + *full + " is outside " + input.name + "'s python requirement " +
+                    input.python_requires,
+                "pass --python with a version that satisfies " + input.python_requires);
         }
     }
     return *full;
@@ -57,8 +57,9 @@ std::vector<project::Target> choose_targets(const LockRequest& request,
     if (ids.empty()) ids = input.default_targets;
     if (ids.empty() && !request.host_target.empty()) ids.push_back(request.host_target);
     if (ids.empty()) {
-        throw util::InputError("no target to lock for", "pass --target OS-ARCH-BACKEND, e.g. "
-                                                        "--target linux-x86_64-cu130");
+        throw util::InputError("no target to lock for",
+                               "pass --target OS-ARCH-BACKEND, e.g. "
+                               "--target linux-x86_64-cu130");
     }
     std::vector<project::Target> targets;
     for (const auto& id : ids) {
@@ -101,9 +102,8 @@ index::IndexRouting routing_for(const LockRequest& request, const project::Proje
     std::vector<std::string> find_links = input.options.find_links;
     find_links.insert(find_links.end(), request.indexes.find_links.begin(),
                       request.indexes.find_links.end());
-    return index::IndexRouting::from_options(primary, extras, find_links,
-                                             torch_index_url(request, input),
-                                             torch_backend_of(target));
+    return index::IndexRouting::from_options(
+        primary, extras, find_links, torch_index_url(request, input), torch_backend_of(target));
 }
 
 lock::LockedIndex locked_index(const index::IndexLocation& location) {
@@ -121,7 +121,8 @@ std::vector<lock::LockedIndex> all_indexes(const LockRequest& request,
     };
     for (const auto& target : targets) {
         auto routing = routing_for(request, input, target);
-        for (const auto& location : routing.indexes) add(location);
+        for (const auto& location : routing.indexes)
+            add(location);
         if (routing.torch_backend_index) add(*routing.torch_backend_index);
     }
     return out;
@@ -139,7 +140,8 @@ std::map<std::string, std::string> marker_map(const pep::MarkerEnvironment& env)
 
 std::set<std::string> name_set(const std::vector<std::string>& names) {
     std::set<std::string> out;
-    for (const auto& n : names) out.insert(n == ":all:" ? n : pep::canonicalize_name(n));
+    for (const auto& n : names)
+        out.insert(n == ":all:" ? n : pep::canonicalize_name(n));
     return out;
 }
 
@@ -214,7 +216,8 @@ void fill_missing_hashes(std::vector<lock::LockedFile*>& files, cache::Cache& ca
     if (files.empty()) return;
     if (offline) {
         std::vector<std::string> names;
-        for (const auto* f : files) names.push_back(f->filename);
+        for (const auto* f : files)
+            names.push_back(f->filename);
         throw util::Error(util::ExitCode::failure,
                           "offline: the index gives no sha256 for " + util::join(names, ", ") +
                               ", and hashing them needs a download",
@@ -231,9 +234,8 @@ void fill_missing_hashes(std::vector<lock::LockedFile*>& files, cache::Cache& ca
     auto outcomes = downloader.download(requests, observer);
     for (std::size_t i = 0; i < files.size(); ++i) {
         if (!outcomes[i]) {
-            throw util::Error(util::ExitCode::failure,
-                              "cannot hash " + files[i]->filename + ": " +
-                                  outcomes[i].error().message);
+            throw util::Error(util::ExitCode::failure, "cannot hash " + files[i]->filename + ": " +
+                                                           outcomes[i].error().message);
         }
         files[i]->sha256 = outcomes[i]->sha256;
         files[i]->size = outcomes[i]->size;
@@ -311,7 +313,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
         lock::LockedPackage lp;
         lp.name = package.name;
         lp.version = package.url && package.version == pep::Version() ? std::string()
-                                                                        : package.version.to_string();
+                                                                      : package.version.to_string();
         lp.requested = package.requested;
         lp.extras = package.extras;
         lp.dependencies = package.dependencies;
@@ -340,7 +342,8 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
         if (package.wheel && package.wheel->sha256.empty()) unhashed.push_back(&*package.wheel);
     }
     fill_missing_hashes(unhashed, cache, downloader, request.network.offline, request.observer);
-    for (const auto& note : source.notes()) out.notes.push_back(target.id() + ": " + note);
+    for (const auto& note : source.notes())
+        out.notes.push_back(target.id() + ": " + note);
     return out;
 }
 
@@ -358,8 +361,8 @@ std::optional<lock::Lockfile> read_existing(const std::filesystem::path& path) {
 project::ProjectInput load_project_input(const InputSelection& input,
                                          const std::filesystem::path& cwd,
                                          const util::Environment& environment) {
-    int chosen = (input.manifest ? 1 : 0) + (input.requirements ? 1 : 0) +
-                 (input.conda_file ? 1 : 0);
+    int chosen =
+        (input.manifest ? 1 : 0) + (input.requirements ? 1 : 0) + (input.conda_file ? 1 : 0);
     if (chosen > 1) {
         throw util::InputError("-m, -r and -f are alternatives", "give one input");
     }
@@ -379,10 +382,9 @@ project::ProjectInput load_project_input(const InputSelection& input,
         if (!imported) throw imported.error().to_error();
         return project::from_conda(*imported, *env);
     }
-    auto manifest = input.manifest
-                        ? project::read_manifest(absolute_from(cwd, *input.manifest))
-                        : project::parse_manifest(project::builtin_manifest_text(),
-                                                  project::builtin_manifest_name());
+    auto manifest = input.manifest ? project::read_manifest(absolute_from(cwd, *input.manifest))
+                                   : project::parse_manifest(project::builtin_manifest_text(),
+                                                             project::builtin_manifest_name());
     if (!manifest) throw manifest.error().to_error();
     std::optional<std::filesystem::path> project_dir;
     if (input.project_dir) project_dir = absolute_from(cwd, *input.project_dir);
@@ -403,11 +405,15 @@ std::string lock_input_hash(const project::ProjectInput& input, const std::strin
         hash.update(value);
     };
     field("format", std::to_string(lock::lock_format_version));
-    for (const auto& [label, content] : input.hashed_inputs) field("input:" + label, content);
+    for (const auto& [label, content] : input.hashed_inputs)
+        field("input:" + label, content);
     field("python", python);
-    for (const auto& target : targets) field("target", target);
-    for (const auto& index : indexes) field("index", index.name + " " + index.kind + " " + index.url);
-    for (const auto& [name, specifier] : input.torch_packages) field("torch", name + specifier);
+    for (const auto& target : targets)
+        field("target", target);
+    for (const auto& index : indexes)
+        field("index", index.name + " " + index.kind + " " + index.url);
+    for (const auto& [name, specifier] : input.torch_packages)
+        field("torch", name + specifier);
     return "sha256:" + hash.finish_hex();
 }
 
@@ -415,15 +421,17 @@ LockOutcome run_lock(const LockRequest& request) {
     auto input = load_project_input(request.input, request.cwd, request.environment);
     LockOutcome outcome;
     outcome.notes = input.notes;
-    const auto base = request.input.project_dir ? absolute_from(request.cwd, *request.input.project_dir)
-                                                : request.cwd;
+    const auto base = request.input.project_dir
+                          ? absolute_from(request.cwd, *request.input.project_dir)
+                          : request.cwd;
     outcome.path = request.output ? absolute_from(request.cwd, *request.output)
                                   : base / "lockfiles" / (input.name + ".lock.yml");
 
     auto python = choose_python(request, input);
     auto targets = choose_targets(request, input);
     std::vector<std::string> target_ids;
-    for (const auto& t : targets) target_ids.push_back(t.id());
+    for (const auto& t : targets)
+        target_ids.push_back(t.id());
     auto indexes = all_indexes(request, input, targets);
     auto input_hash = lock_input_hash(input, python, target_ids, indexes);
 
@@ -455,9 +463,9 @@ LockOutcome run_lock(const LockRequest& request) {
     lockfile.python_requires = input.python_requires;
     lockfile.indexes = indexes;
     for (const auto& target : targets) {
-        auto locked = lock_target(request, input, target, python,
-                                  previous && !request.upgrade ? &*previous : nullptr, downloader,
-                                  cache);
+        auto locked =
+            lock_target(request, input, target, python,
+                        previous && !request.upgrade ? &*previous : nullptr, downloader, cache);
         outcome.notes.insert(outcome.notes.end(), locked.notes.begin(), locked.notes.end());
         lockfile.targets.push_back(std::move(locked.locked));
     }
@@ -482,15 +490,14 @@ LockOutcome run_lock(const LockRequest& request) {
 nlohmann::json LockOutcome::to_json() const {
     nlohmann::json targets = nlohmann::json::array();
     for (const auto& target : lockfile.targets) {
-        targets.push_back({{"id", target.id},
-                           {"python", target.python},
-                           {"packages", target.packages.size()}});
+        targets.push_back(
+            {{"id", target.id}, {"python", target.python}, {"packages", target.packages.size()}});
     }
     return {{"lockfile", path.string()},
             {"written", written},
             {"up_to_date", up_to_date},
-            {"stale_reason", stale_reason.empty() ? nlohmann::json(nullptr)
-                                                  : nlohmann::json(stale_reason)},
+            {"stale_reason",
+             stale_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(stale_reason)},
             {"input_hash", lockfile.input_hash},
             {"default_target", lockfile.default_target},
             {"targets", targets},

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "aitk/app/cache.hpp"  // human_bytes
+#include "aitk/index/url.hpp"
 
 namespace aitk::app {
 namespace {
@@ -52,8 +53,9 @@ std::string DownloadProgress::name_of(std::size_t id) const {
 }
 
 void DownloadProgress::on_start(const net::TransferInfo& info) {
-    std::string name =
-        info.destination ? info.destination->filename().string() : last_path_segment(info.url);
+    // The URL names the artifact; a destination is often a staging file with a temporary name.
+    std::string name = index::percent_decode(last_path_segment(info.url));
+    if (name.empty() && info.destination) name = info.destination->filename().string();
     names_[info.id] = name.empty() ? info.url : name;
     draw(false);
 }

@@ -42,8 +42,9 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
 }  // namespace
 
 Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
-    auto* lock = app.add_subcommand("lock", "Resolve the inputs for every target and write the "
-                                            "lockfile (an environment.yml conda also accepts)");
+    auto* lock = app.add_subcommand("lock",
+                                    "Resolve the inputs for every target and write the "
+                                    "lockfile (an environment.yml conda also accepts)");
     auto a = std::make_shared<LockArgs>();
     auto* m = lock->add_option("-m,--manifest", a->manifest,
                                "Manifest (default: the built-in AI Toolkit manifest)");
@@ -78,8 +79,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
     command.app = lock;
     command.run = [a, &globals]() -> int {
         app::LockRequest request;
-        request.input = input_selection(a->manifest, a->requirements, a->conda_file,
-                                        a->project_dir, a->skip_unmapped);
+        request.input = input_selection(a->manifest, a->requirements, a->conda_file, a->project_dir,
+                                        a->skip_unmapped);
         request.output = path_or_none(a->output);
         request.targets = a->targets;
         if (!a->python.empty()) request.python = a->python;
@@ -107,25 +108,26 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
             auto host = app::detect_host_target(o);
             request.host_target = host.id;
         }
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0,
-                                                globals.verbosity < 0, globals.no_progress);
+        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
+                                                globals.no_progress);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
 
         auto outcome = app::run_lock(request);
-        progress.finish();
+        if (progress.transfers() > 0) progress.finish();
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";
         } else if (globals.verbosity >= 0) {
-            for (const auto& note : outcome.notes) std::cerr << "note: " << note << "\n";
+            for (const auto& note : outcome.notes)
+                std::cerr << "note: " << note << "\n";
             if (a->check) {
                 std::cerr << (outcome.up_to_date ? outcome.path.string() + " is up to date"
                                                  : "stale: " + outcome.stale_reason)
                           << "\n";
             } else {
                 for (const auto& target : outcome.lockfile.targets) {
-                    std::cerr << target.id << ": " << target.packages.size()
-                              << " packages (Python " << target.python << ")\n";
+                    std::cerr << target.id << ": " << target.packages.size() << " packages (Python "
+                              << target.python << ")\n";
                 }
                 std::cerr << (outcome.written ? "wrote " : "unchanged: ") << outcome.path.string()
                           << "\n";

@@ -88,9 +88,11 @@ TEST_F(LockTest, LocksTheTorchFamilyFromTheBackendIndexAndTheRestFromThePrimary)
 
 TEST_F(LockTest, ReLockingUnchangedInputsIsByteIdenticalAndCheckPasses) {
     write("requirements.txt", "torch==2.9.0\nrequests\n");
-    auto first = run_lock(request_for("requirements.txt", {"linux-x86_64-cu126", "linux-x86_64-cpu"}));
+    auto first =
+        run_lock(request_for("requirements.txt", {"linux-x86_64-cu126", "linux-x86_64-cpu"}));
     auto before = fs::read_file(first.path);
-    auto second = run_lock(request_for("requirements.txt", {"linux-x86_64-cpu", "linux-x86_64-cu126"}));
+    auto second =
+        run_lock(request_for("requirements.txt", {"linux-x86_64-cpu", "linux-x86_64-cu126"}));
     EXPECT_FALSE(second.written);
     EXPECT_EQ(fs::read_file(second.path), before);
 
@@ -107,8 +109,8 @@ TEST_F(LockTest, ReLockingUnchangedInputsIsByteIdenticalAndCheckPasses) {
 
 TEST_F(LockTest, EachTargetGetsItsOwnResolution) {
     write("requirements.txt", "torch==2.9.0\n");
-    auto outcome = run_lock(
-        request_for("requirements.txt", {"windows-x86_64-cu130", "linux-x86_64-cu130"}));
+    auto outcome =
+        run_lock(request_for("requirements.txt", {"windows-x86_64-cu130", "linux-x86_64-cu130"}));
     ASSERT_EQ(outcome.lockfile.targets.size(), 2u);
     const auto& linux_target = outcome.lockfile.targets[0];
     const auto& windows_target = outcome.lockfile.targets[1];
@@ -172,7 +174,8 @@ std::string run_and_capture(const std::string& command) {
     FILE* pipe = ::popen(command.c_str(), "r");
     if (!pipe) return out;
     char buffer[4096];
-    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+        out.append(buffer, n);
     ::pclose(pipe);
     return out;
 }
@@ -199,7 +202,8 @@ TEST_F(LockTest, PicksTheVersionsPipPicks) {
             item["metadata"]["version"].get<std::string>();
     }
     std::map<std::string, std::string> ours;
-    for (const auto& p : outcome.lockfile.targets[0].packages) ours[p.name] = p.version;
+    for (const auto& p : outcome.lockfile.targets[0].packages)
+        ours[p.name] = p.version;
     EXPECT_EQ(ours, pip_versions);
 }
 

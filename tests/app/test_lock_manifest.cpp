@@ -24,8 +24,8 @@ void build_ai_toolkit_mirror(const std::filesystem::path& root) {
     }
     auto manifest = project::parse_manifest(project::builtin_manifest_text(), "ai-toolkit.yaml");
     ASSERT_TRUE(manifest) << manifest.error().describe();
-    const std::set<std::string> torch_family = {"torch",   "torchvision", "torchaudio",
-                                                "torchao", "torchcodec"};
+    const std::set<std::string> torch_family = {"torch", "torchvision", "torchaudio", "torchao",
+                                                "torchcodec"};
     for (const auto& entry : manifest->requirements) {
         auto requirement = pep::Requirement::parse(entry.text);
         ASSERT_TRUE(requirement) << entry.text;
@@ -46,12 +46,11 @@ void build_ai_toolkit_mirror(const std::filesystem::path& root) {
     triton_windows.tag = "cp312-cp312-win_amd64";
     m.add_wheel("simple", triton_windows);
 
-    const std::vector<std::pair<std::string, std::string>> family = {
-        {"torch", "2.13.0"},
-        {"torchvision", "0.28.0"},
-        {"torchaudio", "2.11.0"},
-        {"torchao", "0.10.0"},
-        {"torchcodec", "0.9.1"}};
+    const std::vector<std::pair<std::string, std::string>> family = {{"torch", "2.13.0"},
+                                                                     {"torchvision", "0.28.0"},
+                                                                     {"torchaudio", "2.11.0"},
+                                                                     {"torchao", "0.10.0"},
+                                                                     {"torchcodec", "0.9.1"}};
     for (const auto& [name, version] : family) {
         for (const std::string backend : {"cu130", "cu126"}) {
             for (const std::string platform : {"manylinux_2_28_x86_64", "win_amd64"}) {
@@ -103,7 +102,8 @@ TEST_F(LockManifestTest, TheDefaultManifestLocksForEveryDefaultTarget) {
     EXPECT_EQ(lock.name, "ai-toolkit");
     EXPECT_EQ(lock.default_target, "linux-x86_64-cu130");
     std::vector<std::string> ids;
-    for (const auto& t : lock.targets) ids.push_back(t.id);
+    for (const auto& t : lock.targets)
+        ids.push_back(t.id);
     EXPECT_EQ(ids, (std::vector<std::string>{"linux-x86_64-cu126", "linux-x86_64-cu130",
                                              "macos-arm64-mps", "windows-x86_64-cu126",
                                              "windows-x86_64-cu130"}));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../index/index_test_support.hpp"
+#include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "run_cli.hpp"
 
@@ -40,8 +41,9 @@ class LockCli : public TorchMirrorTest {
                                          path("cache"),
                                          "--no-progress"};
         args.insert(args.end(), extra.begin(), extra.end());
-        return run_cli(args, "", {"-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY",
-                                  "-u ALL_PROXY", "-u all_proxy"});
+        return run_cli(
+            args, "",
+            {"-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY", "-u ALL_PROXY", "-u all_proxy"});
     }
 
     std::unique_ptr<fs::TempDir> work;
@@ -107,6 +109,64 @@ TEST_F(LockCli, OfflineUsesOnlyTheCache) {
     auto offline_warm = lock({"--target", "linux-x86_64-cpu", "--offline"});
     EXPECT_EQ(offline_warm.exit_code, 0) << offline_warm.err;
     EXPECT_TRUE(server.requests().empty());
+}
+
+// The torch index sometimes gives no sha256 (REFERENCE.md §2): lock downloads such a wheel once
+// to hash it, shows that download as progress lines (no terminal here), and the next lock finds
+// the file in the cache.
+TEST(LockCliHashing, WheelsWithoutAnIndexHashAreDownloadedAndHashedWithProgress) {
+    auto dir = fs::TempDir::create("aitk-lock-nohash");
+    MirrorBuilder m(dir.path() / "mirror");
+    m.add_index("simple");
+    m.add_index("whl/cpu", IndexOptions::pytorch());
+    WheelSpec torch;
+    torch.name = "torch";
+    torch.version = "2.9.0+cpu";
+    torch.tag = "cp312-cp312-manylinux_2_28_x86_64";
+    PublishOptions no_hash;
+    no_hash.hash_fragment = false;
+    const auto& published = m.add_wheel("whl/cpu", torch, no_hash);
+    m.write();
+    HttpServer server;
+    server.serve_directory(dir.path() / "mirror");
+    fs::write_file_atomic(dir.path() / "requirements.txt", "torch\n");
+
+    std::vector<std::string> args = {"lock",
+                                     "-r",
+                                     (dir.path() / "requirements.txt").string(),
+                                     "-o",
+                                     (dir.path() / "env.lock.yml").string(),
+                                     "--python",
+                                     "3.12.1",
+                                     "--target",
+                                     "linux-x86_64-cpu",
+                                     "--index-url",
+                                     server.url("/simple/"),
+                                     "--torch-index-url",
+                                     server.url("/whl"),
+                                     "--cache-dir",
+                                     (dir.path() / "cache").string()};
+    std::vector<std::string> env = {"-u http_proxy", "-u HTTPS_PROXY", "-u https_proxy"};
+    auto result = run_cli(args, "", env);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.err.find("fetched torch-2.9.0+cpu-cp312-cp312-manylinux_2_28_x86_64.whl"),
+              std::string::npos)
+        << result.err;
+    EXPECT_NE(result.err.find("1 file, "), std::string::npos) << result.err;
+    auto text = fs::read_file(dir.path() / "env.lock.yml");
+    EXPECT_NE(text.find("torch==2.9.0+cpu --hash=sha256:" + published.artifact.sha256),
+              std::string::npos)
+        << text;
+    aitk::cache::Cache cache(dir.path() / "cache");
+    EXPECT_TRUE(cache.find_artifact(published.artifact.sha256));
+
+    // --quiet: no progress at all.
+    std::filesystem::remove(dir.path() / "env.lock.yml");
+    std::filesystem::remove_all(dir.path() / "cache");
+    args.push_back("-q");
+    auto quiet = run_cli(args, "", env);
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+    EXPECT_EQ(quiet.err, "");
 }
 
 }  // namespace

@@ -19,14 +19,14 @@
 namespace aitk::app {
 
 struct DoctorOptions {
-    std::filesystem::path manifest;         // empty: the compiled-in AI Toolkit defaults
+    std::filesystem::path manifest;  // empty: the compiled-in AI Toolkit defaults
     std::filesystem::path prefix = ".venv";
-    std::string backend = "auto";           // --backend; "auto" defers to AITK_ENV_TORCH_BACKEND
-    bool force = false;                     // --force
-    bool refresh = false;                   // --refresh: ignore the probe cache
-    std::filesystem::path cache_dir;        // empty: no probe cache
-    std::string tool_version = "0";         // part of the probe cache key
-    platform::ProbeEnvironment probe;       // what the probes see (environment, roots, helper)
+    std::string backend = "auto";      // --backend; "auto" defers to AITK_ENV_TORCH_BACKEND
+    bool force = false;                // --force
+    bool refresh = false;              // --refresh: ignore the probe cache
+    std::filesystem::path cache_dir;   // empty: no probe cache
+    std::string tool_version = "0";    // part of the probe cache key
+    platform::ProbeEnvironment probe;  // what the probes see (environment, roots, helper)
     bool discover_pythons = true;
 };
 
@@ -74,7 +74,8 @@ DoctorReport run_doctor(const DoctorOptions& options);
 int run_libcuda_probe_child(const std::vector<std::string>& candidates, std::ostream& out);
 
 // Checks that stand on their own, exposed for tests (Windows decisions run as data on Linux).
-std::optional<DoctorCheck> check_cuda_visible_devices(const std::optional<std::string>& value, std::size_t gpu_count);
+std::optional<DoctorCheck> check_cuda_visible_devices(const std::optional<std::string>& value,
+                                                      std::size_t gpu_count);
 DoctorCheck check_msvc_runtime(const std::filesystem::path& system32);
 
 }  // namespace aitk::app

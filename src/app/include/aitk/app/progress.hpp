@@ -35,6 +35,8 @@ class DownloadProgress : public net::TransferObserver {
 
     // Ends the bar and prints one summary line ("40 files, 2.0 GiB in 3.1 s (660 MiB/s)").
     void finish();
+    // Transfers seen so far (a command prints no summary when there were none).
+    std::size_t transfers() const noexcept { return names_.size(); }
 
   private:
     void draw(bool force);
