@@ -129,7 +129,10 @@ void IndexPackageSource::load_many(const std::vector<std::string>& names) {
     for (const auto& name : names) {
         auto& slot = projects_[name];
         if (!slot) slot = std::make_unique<Project>();
-        if (!slot->loaded) wanted.push_back(name);
+        // A name asked for twice in one batch must be indexed once.
+        if (!slot->loaded && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) {
+            wanted.push_back(name);
+        }
     }
     if (wanted.empty()) return;
     auto outcomes = client_.projects(wanted);
@@ -262,7 +265,6 @@ resolve::DirectResult IndexPackageSource::direct(const std::string& name, const 
 }
 
 std::string IndexPackageSource::explain(const std::string& name, const std::string& specifier) {
-    (void)specifier;
     auto it = projects_.find(name);
     if (it == projects_.end() || !it->second->loaded) return {};
     const auto& project = *it->second;
@@ -271,20 +273,35 @@ std::string IndexPackageSource::explain(const std::string& name, const std::stri
         for (const auto& location : client_.routing().candidates(name)) {
             searched.push_back(location.name);
         }
-        return "not found on " +
-               (searched.empty() ? std::string("any index") : util::join(searched, ", "));
+        return "not found on " + (searched.empty() ? std::string("any index")
+                                                   : util::join(searched, ", "));
     }
     std::vector<std::string> reasons;
-    if (project.incompatible_wheels > 0) {
-        std::vector<std::string> offered(project.platforms_offered.begin(),
-                                         project.platforms_offered.end());
-        if (offered.size() > 4) {
-            offered.resize(4);
-            offered.push_back("…");
+    if (!project.versions.empty()) {
+        // What there is instead, newest first: the most useful fact when a pin misses.
+        std::vector<std::string> offered;
+        for (auto v = project.versions.rbegin(); v != project.versions.rend(); ++v) {
+            if (offered.size() == 5) {
+                offered.push_back("…");
+                break;
+            }
+            offered.push_back(v->version.to_string());
         }
-        reasons.push_back(std::to_string(project.incompatible_wheels) +
+        reasons.push_back(project.listing.index.name + " offers " + util::join(offered, ", ") +
+                          " for this target");
+        if (client_.routing().is_torch_family(name) && client_.routing().torch_backend_index) {
+            reasons.back() += "; the torch family comes only from the target backend's index";
+        }
+    } else if (project.incompatible_wheels > 0) {
+        std::vector<std::string> platforms(project.platforms_offered.begin(),
+                                           project.platforms_offered.end());
+        if (platforms.size() > 4) {
+            platforms.resize(4);
+            platforms.push_back("…");
+        }
+        reasons.push_back("its " + std::to_string(project.incompatible_wheels) +
                           " wheels are for other platforms or Pythons (" +
-                          util::join(offered, ", ") + ")");
+                          util::join(platforms, ", ") + ")");
     }
     if (project.python_excluded > 0) {
         reasons.push_back(std::to_string(project.python_excluded) +
@@ -294,6 +311,7 @@ std::string IndexPackageSource::explain(const std::string& name, const std::stri
         reasons.push_back(std::to_string(project.sdists_refused) +
                           " sdists are not used (binary only)");
     }
+    (void)specifier;
     return util::join(reasons, "; ");
 }
 

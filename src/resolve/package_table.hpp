@@ -39,6 +39,15 @@ struct PackageInfo {
     std::string extra;              // "" unless an extra
     std::vector<PackageId> extras;  // on a base package: the ids of its extras
 
+    // What pip's resolver orders its decisions by (see Solver::decide), from the requirements
+    // seen so far on this package (or extra).
+    std::size_t depth = unknown_rank;      // 1 for a root requirement, else a depender's + 1
+    std::size_t requested = unknown_rank;  // position among the root requirements
+    bool pinned = false;                   // some requirement has an == / === clause
+    bool unfree = false;                   // some requirement has a specifier
+
+    static constexpr std::size_t unknown_rank = static_cast<std::size_t>(-1);
+
     // The rest is filled in on the base package only.
     bool loaded = false;
     std::vector<Candidate> candidates;  // oldest first, distinct versions
@@ -61,6 +70,7 @@ class PackageTable {
         return it == ids_.end() ? std::nullopt : std::optional<PackageId>(it->second);
     }
     const PackageInfo& info(PackageId id) const { return packages_[id]; }
+    PackageInfo& info(PackageId id) { return packages_[id]; }
     PackageInfo& base_info(PackageId id) { return packages_[packages_[id].base]; }
     const PackageInfo& base_info(PackageId id) const { return packages_[packages_[id].base]; }
     std::size_t size() const noexcept { return packages_.size(); }

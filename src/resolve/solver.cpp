@@ -277,20 +277,42 @@ void Solver::count_step() {
     }
 }
 
+// The order of decisions is pip's (resolvelib's get_preference in pip 23.2): direct references,
+// then packages pinned with ==, then the shallowest (root requirements at depth 1, a
+// dependency one deeper than its shallowest depender), root requirements in the order written,
+// packages with a specifier before bare names, then by name. Any order is complete for
+// PubGrub; this one makes the same trade-offs as pip where requirements pull against each
+// other: what is decided first gets its newest version, and later decisions give way. (Pub's
+// own "fewest candidates first" finds conflicts sooner but downgrades other packages than pip
+// does.)
+bool Solver::decides_before(PackageId a, PackageId b) const {
+    auto key = [&](PackageId id) {
+        const PackageInfo& p = table_.info(id);
+        return std::make_tuple(!table_.base_info(id).url.has_value(), !p.pinned, p.depth,
+                               p.requested, !p.unfree, std::cref(p.name));
+    };
+    return key(a) < key(b);
+}
+
+void Solver::rank(PackageId id, const pep::Requirement& requirement, std::size_t depth,
+                  std::size_t requested) {
+    PackageInfo& info = table_.info(id);
+    info.depth = std::min(info.depth, depth);
+    info.requested = std::min(info.requested, requested);
+    for (const auto& clause : requirement.specifier().specifiers()) {
+        if (clause.op() == pep::Operator::equal || clause.op() == pep::Operator::arbitrary) {
+            info.pinned = true;
+        }
+    }
+    if (!requirement.specifier().empty()) info.unfree = true;
+}
+
 std::optional<PackageId> Solver::decide() {
-    // The undecided package with the fewest candidates left (conflicts show up soonest), ties
-    // broken by name so that every run decides in the same order.
     std::optional<PackageId> best;
-    std::size_t best_count = 0;
     for (PackageId id = 0; id < table_.size(); ++id) {
         const Term* known = solution_.accumulated(id);
         if (!known || !known->positive || solution_.decision(id)) continue;
-        const std::size_t count = known->set.count();
-        if (!best || count < best_count ||
-            (count == best_count && table_.info(id).name < table_.info(*best).name)) {
-            best = id;
-            best_count = count;
-        }
+        if (!best || decides_before(id, *best)) best = id;
     }
     if (!best) return std::nullopt;
     const PackageId package = *best;
@@ -399,12 +421,17 @@ std::vector<IncompatibilityId> Solver::root_dependencies() {
     if (!upcoming.empty()) table_.prefetch(upcoming);
 
     std::vector<IncompatibilityId> out;
+    std::size_t position = 0;
     for (const auto& root : roots_) {
         const auto& requirement = *root.requirement;
         const std::string name = requirement.canonical_name();
         std::vector<PackageId> ids{table_.intern(name)};
         for (const auto& extra : normalised_extras(requirement)) {
             ids.push_back(table_.intern(name, extra));
+        }
+        rank(ids[0], requirement, 1, position++);
+        for (std::size_t k = 1; k < ids.size(); ++k) {
+            rank(ids[k], requirement, 1, PackageInfo::unknown_rank);
         }
         for (PackageId id : ids) {
             touch(id);
@@ -439,6 +466,8 @@ std::vector<IncompatibilityId> Solver::version_dependencies(PackageId package, s
     const std::size_t universe = table_.universe(base);
     const Candidate candidate = table_.candidates(base)[chosen];
     const std::optional<std::string> url = table_.info(base).url;
+    const std::size_t depth = table_.info(package).depth;
+    const std::size_t deeper = depth == PackageInfo::unknown_rank ? depth : depth + 1;
 
     const std::string version_label = url ? url_label(*url) : "==" + candidate.version.to_string();
     const Term depender{package, true, VersionSet::single(universe, chosen), version_label};
@@ -499,6 +528,7 @@ std::vector<IncompatibilityId> Solver::version_dependencies(PackageId package, s
             ids.push_back(table_.intern(name, e));
         for (PackageId id : ids) {
             touch(id);
+            rank(id, *requirement, deeper, PackageInfo::unknown_rank);
             Term target = requirement_term(table_, id, *requirement);
             if (id == package) {
                 if (target.set.contains(chosen)) continue;  // it depends on itself: met

@@ -9,6 +9,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -46,6 +47,10 @@ class Solver {
     void propagate(PackageId start);
     IncompatibilityId resolve_conflict(IncompatibilityId conflict);
     std::optional<PackageId> decide();
+    bool decides_before(PackageId a, PackageId b) const;
+    // Records what pip's decision order looks at: how deep and how pinned the package is.
+    void rank(PackageId id, const pep::Requirement& requirement, std::size_t depth,
+              std::size_t requested);
     std::optional<std::size_t> choose_version(PackageId package, const VersionSet& allowed);
     void count_step();
     [[noreturn]] void fail(IncompatibilityId id);

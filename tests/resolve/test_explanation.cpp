@@ -71,7 +71,7 @@ TEST(Explanation, VersionsWithTheSameDependencyAreGathered) {
               "And because a==3.0 depends on c<3, every version of a requires c<3.\n"
               "Because b==1.0 depends on c>=3 and b==2.0 depends on c>=3, every version of b "
               "requires c>=3.\n"
-              "Thus, every version of b is incompatible with a.\n"
+              "Thus, every version of a is incompatible with b.\n"
               "So, because a (requirements.txt:1) and b (requirements.txt:2) are required, the "
               "requirements cannot be satisfied.");
 }
