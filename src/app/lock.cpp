@@ -55,7 +55,17 @@ std::vector<project::Target> choose_targets(const LockRequest& request,
                                             const project::ProjectInput& input) {
     std::vector<std::string> ids = request.targets;
     if (ids.empty()) ids = input.default_targets;
-    if (ids.empty() && !request.host_target.empty()) ids.push_back(request.host_target);
+    if (ids.empty() && !request.host_target.empty()) {
+        // This machine, with the backend the input names when it names one (a conda snapshot's
+        // cudatoolkit / cpuonly): restoring a snapshot means its torch build.
+        auto host = project::Target::parse(request.host_target);
+        if (host && !input.backends.empty()) {
+            host->backend = input.backends.front().name;
+            ids.push_back(host->id());
+        } else {
+            ids.push_back(request.host_target);
+        }
+    }
     if (ids.empty()) {
         throw util::InputError("no target to lock for",
                                "pass --target OS-ARCH-BACKEND, e.g. "

@@ -229,7 +229,8 @@ ProjectInput from_conda(const CondaImport& import, const CondaEnvironment& env) 
         if (v && v->release().size() >= 2) {
             std::string minor = std::to_string(v->major()) + "." + std::to_string(v->minor());
             in.python_requires = "==" + minor + ".*";
-            in.python_preferred = minor;
+            // A snapshot names its exact interpreter: markers are evaluated for that one.
+            in.python_preferred = v->release().size() >= 3 ? v->public_string() : minor;
         } else {
             in.notes.push_back("python " + *import.python +
                                " is not a version aitk-env can pick an interpreter for; the "

@@ -174,6 +174,48 @@ TEST_F(LockTest, KeepsLockedVersionsUntilUpgrade) {
     EXPECT_EQ(package(upgraded.lockfile.targets[0], "torch").version, "2.9.0+cu126");
 }
 
+TEST_F(LockTest, ACondaSnapshotLocksItsPythonAndItsTorchBuild) {
+    write("environment.yml",
+          "name: snap\n"
+          "channels: [pytorch, conda-forge]\n"
+          "dependencies:\n"
+          "  - python=3.12.1=h1234_0\n"
+          "  - pytorch=2.9.0=py3.12_cpu_0\n"
+          "  - cpuonly=2.0=0\n"
+          "  - openssl=3.0.13=h0\n"
+          "  - pip\n"
+          "  - pip:\n"
+          "    - requests==2.32.3\n"
+          "variables:\n"
+          "  HF_HOME: /data/hf\n");
+    LockRequest request = request_for("unused", {});
+    request.input.requirements.reset();
+    request.input.conda_file = "environment.yml";
+    request.python.reset();
+    request.host_target = "linux-x86_64-cu130";  // this machine; the snapshot says cpu
+    auto outcome = run_lock(request);
+    EXPECT_EQ(outcome.path, work->path() / "lockfiles" / "snap.lock.yml");
+    ASSERT_EQ(outcome.lockfile.targets.size(), 1u);
+    const auto& target = outcome.lockfile.targets[0];
+    EXPECT_EQ(target.id, "linux-x86_64-cpu");
+    EXPECT_EQ(target.python, "3.12.1");
+    EXPECT_EQ(package(target, "torch").version, "2.9.0+cpu");
+    EXPECT_EQ(package(target, "requests").version, "2.32.3");
+    EXPECT_EQ(target.variables.at("HF_HOME"), "/data/hf");
+    EXPECT_EQ(target.find("openssl"), nullptr);
+}
+
+TEST_F(LockTest, CredentialsInIndexUrlsNeverReachTheLockfile) {
+    write("requirements.txt", "requests\n");
+    auto request = request_for("requirements.txt", {"linux-x86_64-cpu"});
+    request.indexes.index_url = server.url_with_credentials("alice", "s3cret", "/simple/");
+    auto outcome = run_lock(request);
+    auto text = fs::read_file(outcome.path);
+    EXPECT_EQ(text.find("s3cret"), std::string::npos);
+    EXPECT_EQ(text.find("alice"), std::string::npos);
+    EXPECT_NE(text.find("--index-url " + server.url("/simple/")), std::string::npos) << text;
+}
+
 // pip as the reference: the same versions for the same requirements on the same mirror.
 std::string run_and_capture(const std::string& command) {
     std::string out;

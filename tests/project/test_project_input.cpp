@@ -305,7 +305,7 @@ TEST(FromConda, CarriesTheImport) {
     ProjectInput in = from_conda(import, env);
     EXPECT_EQ(in.name, "lama");
     EXPECT_EQ(in.python_requires, "==3.6.*");
-    EXPECT_EQ(in.python_preferred, "3.6");
+    EXPECT_EQ(in.python_preferred, "3.6.13");  // the snapshot's exact interpreter
     ASSERT_EQ(in.backends.size(), 1u);
     EXPECT_EQ(in.backends[0].name, "cu102");
     EXPECT_EQ(in.requirements.size(), 2u);
