@@ -111,6 +111,24 @@ TEST_F(LockCli, OfflineUsesOnlyTheCache) {
     EXPECT_TRUE(server.requests().empty());
 }
 
+TEST(LockCliManifest, ABadManifestIsExitTwoWithItsLocationAndAHint) {
+    auto dir = fs::TempDir::create("aitk-lock-bad-manifest");
+    fs::write_file_atomic(dir.path() / "m.yaml",
+                          "format: 1\nname: demo\npython:\n  requires: \">=3.10\"\n"
+                          "requirements:\n  - numpy>=\n");
+    auto bad_requirement =
+        run_cli({"lock", "-m", (dir.path() / "m.yaml").string(), "--target", "linux-x86_64-cpu"});
+    EXPECT_EQ(bad_requirement.exit_code, 2);
+    EXPECT_NE(bad_requirement.err.find("m.yaml:6:"), std::string::npos) << bad_requirement.err;
+
+    fs::write_file_atomic(dir.path() / "m.yaml", "format: 1\nname: demo\nrequirments: []\n");
+    auto unknown_key =
+        run_cli({"lock", "-m", (dir.path() / "m.yaml").string(), "--target", "linux-x86_64-cpu"});
+    EXPECT_EQ(unknown_key.exit_code, 2);
+    EXPECT_NE(unknown_key.err.find("m.yaml:3:1"), std::string::npos) << unknown_key.err;
+    EXPECT_NE(unknown_key.err.find("hint: "), std::string::npos) << unknown_key.err;
+}
+
 // The torch index sometimes gives no sha256 (REFERENCE.md §2): lock downloads such a wheel once
 // to hash it, shows that download as progress lines (no terminal here), and the next lock finds
 // the file in the cache.
