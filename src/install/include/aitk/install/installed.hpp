@@ -1,0 +1,50 @@
+#pragma once
+// What a prefix holds: the distributions in its site-packages (*.dist-info with RECORD), and
+// removing one by its RECORD (the inverse of install_wheel; pip's uninstall does the same).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aitk/install/layout.hpp"
+#include "aitk/install/wheel_install.hpp"
+
+namespace aitk::install {
+
+struct InstalledDistribution {
+    std::string name;  // normalised
+    std::string version;
+    std::filesystem::path dist_info;
+    std::string installer;  // INSTALLER's first line ("aitk-env", "pip")
+    bool requested = false;
+    std::vector<InstalledFile> record;  // paths relative to site-packages
+};
+
+// Every distribution in the layout's site-packages, sorted by name. Unreadable RECORDs give a
+// distribution with an empty record (verify reports it).
+std::vector<InstalledDistribution> installed_distributions(const PrefixLayout& layout);
+
+// Removes every file RECORD lists (and folders left empty). Returns the paths removed.
+std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layout,
+                                                       const InstalledDistribution& dist);
+
+enum class FileProblem { missing, modified };
+struct FileDrift {
+    std::string distribution;
+    std::string path;  // as RECORD lists it
+    FileProblem problem = FileProblem::missing;
+    std::string detail;  // "sha256 differs", "size 10, RECORD says 12"
+};
+
+// Every RECORD entry with a hash checked against the disk (scripts and .pyc files the installer
+// wrote are in RECORD too). Sorted by distribution, then path.
+std::vector<FileDrift> verify_records(const PrefixLayout& layout,
+                                      const std::vector<InstalledDistribution>& dists);
+
+// Files under site-packages that no RECORD lists (ignoring __pycache__ of listed modules),
+// relative to site-packages, sorted.
+std::vector<std::string> unowned_files(const PrefixLayout& layout,
+                                       const std::vector<InstalledDistribution>& dists);
+
+}  // namespace aitk::install

@@ -1,0 +1,65 @@
+#pragma once
+// Installing one wheel into a prefix from its unpacked tree in the cache (the tree is made once
+// per sha256 by cache::Cache::ensure_unpacked + unpack_wheel): verify every file against the
+// wheel's RECORD, link or copy the files into place, spread `<dist>.data/`, rewrite `#!python`
+// shebangs, write console/GUI script wrappers from entry_points.txt, and write the installed
+// RECORD (sha256 + size of what is on disk now), INSTALLER, REQUESTED and direct_url.json.
+// pip's `list`, `show`, `check` and `uninstall` then work on the prefix.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aitk/install/layout.hpp"
+#include "aitk/util/error.hpp"
+
+namespace aitk::install {
+
+enum class LinkMode { automatic, reflink, hardlink, copy };
+// "auto", "reflink", "hardlink", "copy"; nullopt for anything else.
+std::optional<LinkMode> parse_link_mode(std::string_view text);
+
+// A wheel whose files do not match its RECORD, an unsafe member, a missing RECORD, ...
+class WheelError : public util::Error {
+  public:
+    explicit WheelError(std::string message)
+        : util::Error(util::ExitCode::failure, std::move(message)) {}
+};
+
+// Unpacks `wheel` into `destination` (which must not exist) with secure extraction and a size
+// cap, then checks every member against RECORD (hash and size; RECORD itself and signature
+// files excepted) and that RECORD lists every member. Throws WheelError naming the wheel and
+// the file. For cache::Cache::ensure_unpacked.
+void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::path& destination);
+
+struct WheelInstallRequest {
+    std::filesystem::path unpacked;  // the verified tree
+    std::string name;                // normalised distribution name
+    std::string version;
+    bool requested = false;                 // writes REQUESTED
+    std::optional<std::string> direct_url;  // direct_url.json content for URL/VCS installs
+    LinkMode link_mode = LinkMode::automatic;
+};
+
+struct InstalledFile {
+    std::string path;  // relative to site-packages, '/'-separated (as RECORD writes it)
+    std::string hash;  // "sha256=<urlsafe b64 nopad>"; empty for RECORD itself
+    std::uint64_t size = 0;
+};
+
+struct WheelInstallResult {
+    std::filesystem::path dist_info;  // the installed .dist-info folder
+    std::vector<InstalledFile> files;  // what RECORD now lists
+    LinkMode used = LinkMode::copy;    // what linking settled on
+};
+
+// Throws WheelError / util::Error. Files already present at a destination are replaced.
+WheelInstallResult install_wheel(const PrefixLayout& layout, const WheelInstallRequest& request);
+
+// The console/GUI script wrapper pip writes for "name = module:function" (POSIX: a python
+// script with an absolute shebang to `python`). Windows launchers are not written yet.
+std::string posix_script_text(const std::filesystem::path& python, const std::string& module,
+                              const std::string& function);
+
+}  // namespace aitk::install
