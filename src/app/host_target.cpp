@@ -15,6 +15,10 @@ HostTarget detect_host_target(DoctorOptions options) {
     }
     std::string arch = report.host.arch;
     if (os == "macos" && arch == "aarch64") arch = "arm64";
+    out.os = os;
+    out.arch = arch;
+    out.backends = report.choice.candidates;
+    if (out.backends.empty()) out.backends.push_back("cpu");
     std::string backend = report.choice.backend.value_or("cpu");
     out.id = os + "-" + arch + "-" + backend;
     out.reason = report.choice.refused()

@@ -1,0 +1,61 @@
+#pragma once
+// The verbs that look at an existing prefix: `verify` (is it still what its lock says, file by
+// file?), `list`, and the environment `run` gives a command. A prefix made by setup/sync keeps
+// its lock and receipt in <prefix>/.aitk-env/.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aitk/install/installed.hpp"
+#include "aitk/install/layout.hpp"
+#include "aitk/lock/lockfile.hpp"
+#include "aitk/util/subprocess.hpp"
+
+namespace aitk::app {
+
+// The prefix's layout (from its pyvenv.cfg); util::InputError when it is not a venv.
+install::PrefixLayout open_prefix(const std::filesystem::path& prefix, bool windows);
+
+// The lock the prefix was last synced from (<prefix>/.aitk-env/lock.yml) and its target.
+struct PrefixLock {
+    lock::Lockfile lock;
+    std::string target;
+};
+std::optional<PrefixLock> read_prefix_lock(const install::PrefixLayout& layout);
+void write_prefix_lock(const install::PrefixLayout& layout, const lock::Lockfile& lock,
+                       const std::string& target);
+
+struct PackageDrift {
+    std::string name;
+    std::string problem;  // "missing", "extraneous", "version 1.0 installed, lock says 2.0"
+};
+
+struct VerifyReport {
+    std::string target;
+    std::vector<PackageDrift> packages;
+    std::vector<install::FileDrift> files;
+    std::vector<std::string> unowned;
+    bool clean() const { return packages.empty() && files.empty() && unowned.empty(); }
+    nlohmann::json to_json() const;
+    std::string text() const;
+};
+
+// `lock` given: compare with its target for this prefix (`target`, else the one recorded in
+// the prefix); otherwise with the prefix's own lock copy. RECORD hashes always.
+VerifyReport verify_prefix(const install::PrefixLayout& layout,
+                           const std::optional<lock::Lockfile>& lock,
+                           const std::string& target = {});
+
+// `list`: the installed distributions.
+nlohmann::json list_json(const std::vector<install::InstalledDistribution>& dists);
+std::string list_text(const std::vector<install::InstalledDistribution>& dists);
+
+// The environment `run` (and the shims) give a command in the prefix.
+util::Environment run_environment(const install::PrefixLayout& layout,
+                                  const util::Environment& current,
+                                  std::vector<std::string>* notes = nullptr);
+
+}  // namespace aitk::app

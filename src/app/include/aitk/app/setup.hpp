@@ -1,0 +1,59 @@
+#pragma once
+// `aitk-env setup`: the whole job. Lockfile (given, or made now for this machine) → the lock
+// target this machine runs (explained; exit 3 when none) → interpreter → venv prefix → sync
+// (download, unpack, install) → shims → smoke test through the shim.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aitk/app/host_target.hpp"
+#include "aitk/app/lock.hpp"
+#include "aitk/app/sync.hpp"
+
+namespace aitk::app {
+
+struct SetupRequest {
+    InputSelection input;
+    std::optional<std::filesystem::path> lockfile;  // -l: no resolver, no index pages
+    std::filesystem::path prefix = ".venv";
+    std::optional<std::string> python;  // "3.12", "3.12.1" or a path
+    install::LinkMode link_mode = install::LinkMode::automatic;
+    bool dry_run = false;
+    bool smoke_test = true;
+    IndexSettings indexes;
+    NetworkSettings network;
+    std::filesystem::path cache_root;
+    std::filesystem::path cwd;
+    util::Environment environment;
+    HostTarget host;  // this machine (detect_host_target)
+    bool windows = false;
+    net::TransferObserver* observer = nullptr;
+};
+
+struct SetupOutcome {
+    std::filesystem::path lockfile;
+    std::string target;
+    std::string target_reason;
+    std::filesystem::path prefix;
+    std::string python;  // the interpreter's executable
+    SyncOutcome sync;
+    std::vector<std::filesystem::path> shims;
+    std::string smoke;  // what the smoke test printed
+    std::vector<std::string> notes;
+    nlohmann::json to_json() const;
+    std::string summary() const;  // for people: what was done and how to run things
+};
+
+// The lock target for this machine: the first of `host.backends` for which the lock has
+// host.os-host.arch-backend. Throws resolve::Unsatisfiable (exit 3) naming the lock's targets
+// and this machine's backends when none fits.
+const lock::LockedTarget& choose_lock_target(const lock::Lockfile& lock, const HostTarget& host,
+                                             std::string& reason);
+
+// Throws util::InputError, resolve::Unsatisfiable, util::Error (smoke test failure: exit 1).
+SetupOutcome run_setup(const SetupRequest& request);
+
+}  // namespace aitk::app

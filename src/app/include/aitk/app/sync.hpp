@@ -1,0 +1,71 @@
+#pragma once
+// Making a prefix hold exactly one lock target: plan (what the prefix has vs what the target
+// lists: install / reinstall / remove / keep), prepare (parallel downloads into the cache, each
+// wheel unpacked and checked against its RECORD once per sha256), install (link from the
+// cache), then the receipt in <prefix>/.aitk-env/. Used by `setup` and `sync`.
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aitk/app/lock.hpp"
+#include "aitk/install/installed.hpp"
+#include "aitk/install/layout.hpp"
+#include "aitk/install/wheel_install.hpp"
+#include "aitk/lock/lockfile.hpp"
+#include "aitk/net/observer.hpp"
+
+namespace aitk::app {
+
+// What aitk-env installed last (<prefix>/.aitk-env/receipt.json): which lock target, and the
+// sha256 of each package's wheel, so a reinstall is decided by content, not only by version.
+struct Receipt {
+    std::string target;
+    std::string input_hash;
+    std::map<std::string, std::string> wheel_sha256;  // package → sha256
+    static std::optional<Receipt> read(const std::filesystem::path& state_dir);
+    void write(const std::filesystem::path& state_dir) const;
+};
+
+struct SyncPlan {
+    std::vector<const lock::LockedPackage*> install;      // not in the prefix
+    std::vector<const lock::LockedPackage*> reinstall;    // another version or another wheel
+    std::vector<install::InstalledDistribution> remove;   // not in the target (sync only)
+    std::vector<std::string> keep;                        // names
+    std::vector<const lock::LockedPackage*> unbuildable;  // source nodes: need a build
+    bool empty() const { return install.empty() && reinstall.empty() && remove.empty(); }
+    nlohmann::json to_json() const;
+    std::string describe() const;  // one line per action, for --dry-run
+};
+
+SyncPlan plan_sync(const lock::LockedTarget& target,
+                   const std::vector<install::InstalledDistribution>& installed,
+                   const std::optional<Receipt>& receipt, bool remove_extraneous);
+
+struct SyncRequest {
+    const lock::Lockfile* lock = nullptr;
+    const lock::LockedTarget* target = nullptr;
+    install::PrefixLayout layout;
+    std::filesystem::path cache_root;
+    NetworkSettings network;
+    net::TransferObserver* observer = nullptr;
+    install::LinkMode link_mode = install::LinkMode::automatic;
+    bool remove_extraneous = true;
+    bool dry_run = false;
+    std::size_t jobs = 0;  // unpack/install threads; 0: one per core, at least 2
+};
+
+struct SyncOutcome {
+    SyncPlan plan;
+    std::size_t downloaded = 0;
+    std::optional<install::LinkMode> link_mode;
+    nlohmann::json to_json() const;
+};
+
+// Throws util::Error (download/hash failures, a wheel that fails its RECORD check).
+SyncOutcome sync_prefix(const SyncRequest& request);
+
+}  // namespace aitk::app

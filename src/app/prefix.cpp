@@ -1,0 +1,169 @@
+#include "aitk/app/prefix.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "aitk/fs/file.hpp"
+#include "aitk/shim/environment_policy.hpp"
+#include "aitk/util/error.hpp"
+
+namespace aitk::app {
+namespace {
+
+constexpr std::string_view prefix_lock_file = "lock.yml";
+constexpr std::string_view prefix_target_file = "target";
+
+}  // namespace
+
+install::PrefixLayout open_prefix(const std::filesystem::path& prefix, bool windows) {
+    auto layout = install::PrefixLayout::read(prefix, windows);
+    if (!layout) {
+        throw util::InputError(prefix.string() + " is not a prefix (no pyvenv.cfg)",
+                               "create it with `aitk-env setup -p " + prefix.string() + "`");
+    }
+    return *layout;
+}
+
+std::optional<PrefixLock> read_prefix_lock(const install::PrefixLayout& layout) {
+    std::error_code ec;
+    auto path = layout.state / prefix_lock_file;
+    if (!std::filesystem::exists(path, ec)) return std::nullopt;
+    auto parsed = lock::parse_lockfile(fs::read_file(path), path.string());
+    if (!parsed) throw parsed.error().to_error();
+    PrefixLock out{std::move(*parsed), {}};
+    auto target_path = layout.state / prefix_target_file;
+    if (std::filesystem::exists(target_path, ec)) {
+        auto text = fs::read_file(target_path);
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+            text.pop_back();
+        out.target = text;
+    }
+    return out;
+}
+
+void write_prefix_lock(const install::PrefixLayout& layout, const lock::Lockfile& lock,
+                       const std::string& target) {
+    std::filesystem::create_directories(layout.state);
+    fs::write_file_atomic(layout.state / prefix_lock_file, lock::write_lockfile(lock));
+    fs::write_file_atomic(layout.state / prefix_target_file, target + "\n");
+}
+
+VerifyReport verify_prefix(const install::PrefixLayout& layout,
+                           const std::optional<lock::Lockfile>& given_lock,
+                           const std::string& target_id) {
+    VerifyReport report;
+    auto dists = install::installed_distributions(layout);
+    std::optional<lock::Lockfile> lock = given_lock;
+    std::string id = target_id;
+    if (auto own = read_prefix_lock(layout)) {
+        if (!lock) lock = own->lock;
+        if (id.empty()) id = own->target;
+    }
+    if (lock) {
+        const auto* target = lock->find_target(id);
+        if (!target && lock->targets.size() == 1) target = &lock->targets.front();
+        if (!target) {
+            throw util::InputError("the lockfile has no target '" + id + "' for this prefix",
+                                   "pass the target the prefix was set up for");
+        }
+        report.target = target->id;
+        std::map<std::string, const install::InstalledDistribution*> present;
+        for (const auto& d : dists)
+            present[d.name] = &d;
+        for (const auto& package : target->packages) {
+            auto it = present.find(package.name);
+            if (it == present.end()) {
+                if (package.wheel) report.packages.push_back({package.name, "missing"});
+                continue;
+            }
+            if (package.wheel && it->second->version != package.version) {
+                report.packages.push_back({package.name, "version " + it->second->version +
+                                                             " installed, lock says " +
+                                                             package.version});
+            }
+            present.erase(it);
+        }
+        for (const auto& [name, dist] : present) {
+            report.packages.push_back({name, "extraneous (" + dist->version + ")"});
+        }
+    }
+    report.files = install::verify_records(layout, dists);
+    report.unowned = install::unowned_files(layout, dists);
+    return report;
+}
+
+nlohmann::json VerifyReport::to_json() const {
+    nlohmann::json packages_json = nlohmann::json::array();
+    for (const auto& p : packages)
+        packages_json.push_back({{"name", p.name}, {"problem", p.problem}});
+    nlohmann::json files_json = nlohmann::json::array();
+    for (const auto& f : files) {
+        files_json.push_back(
+            {{"distribution", f.distribution},
+             {"path", f.path},
+             {"problem", f.problem == install::FileProblem::missing ? "missing" : "modified"},
+             {"detail", f.detail}});
+    }
+    return {{"target", target},
+            {"clean", clean()},
+            {"packages", packages_json},
+            {"files", files_json},
+            {"unowned", unowned}};
+}
+
+std::string VerifyReport::text() const {
+    if (clean())
+        return "clean: the prefix matches " + (target.empty() ? "its RECORDs" : target) + "\n";
+    std::string out;
+    for (const auto& p : packages)
+        out += "package  " + p.name + ": " + p.problem + "\n";
+    for (const auto& f : files) {
+        out += std::string(f.problem == install::FileProblem::missing ? "missing  " : "modified ") +
+               f.distribution + ": " + f.path + (f.detail.empty() ? "" : " (" + f.detail + ")") +
+               "\n";
+    }
+    for (const auto& u : unowned)
+        out += "extra    " + u + "\n";
+    return out;
+}
+
+nlohmann::json list_json(const std::vector<install::InstalledDistribution>& dists) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& d : dists) {
+        out.push_back({{"name", d.name},
+                       {"version", d.version},
+                       {"installer", d.installer},
+                       {"requested", d.requested}});
+    }
+    return out;
+}
+
+std::string list_text(const std::vector<install::InstalledDistribution>& dists) {
+    std::size_t width = 7;
+    for (const auto& d : dists)
+        width = std::max(width, d.name.size());
+    std::string out;
+    for (const auto& d : dists) {
+        out += d.name + std::string(width + 2 - d.name.size(), ' ') + d.version + "\n";
+    }
+    return out;
+}
+
+util::Environment run_environment(const install::PrefixLayout& layout,
+                                  const util::Environment& current,
+                                  std::vector<std::string>* notes) {
+    shim::PrefixEnvironment env;
+    env.prefix = layout.prefix;
+    env.scripts = layout.scripts;
+    env.os = layout.windows ? shim::ShimOs::windows : shim::ShimOs::posix;
+    if (auto own = read_prefix_lock(layout)) {
+        if (const auto* target = own->lock.find_target(own->target)) {
+            env.variables = target->variables;
+        }
+    }
+    auto change = shim::prefix_environment(env, current);
+    if (notes) *notes = change.notes;
+    return util::apply_environment_changes(current, change.changes, layout.windows);
+}
+
+}  // namespace aitk::app

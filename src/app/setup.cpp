@@ -1,0 +1,247 @@
+#include "aitk/app/setup.hpp"
+
+#include <algorithm>
+
+#include "aitk/fs/file.hpp"
+#include "aitk/pep/version.hpp"
+#include "aitk/python/discovery.hpp"
+#include "aitk/python/venv.hpp"
+#include "aitk/resolve/resolver.hpp"
+#include "aitk/shim/shims.hpp"
+#include "aitk/util/strings.hpp"
+#include "aitk/util/subprocess.hpp"
+
+namespace aitk::app {
+namespace {
+
+std::filesystem::path absolute_from(const std::filesystem::path& cwd,
+                                    const std::filesystem::path& p) {
+    return p.is_absolute() ? p : cwd / p;
+}
+
+std::string major_minor(const std::string& version) {
+    auto parts = util::split(version, '.');
+    if (parts.size() < 2) return version;
+    return std::string(parts[0]) + "." + std::string(parts[1]);
+}
+
+// An interpreter for the target's Python: the one asked for (a path or a version), else the
+// newest found on this machine with the same X.Y.
+python::Interpreter choose_interpreter(const SetupRequest& request,
+                                       const lock::LockedTarget& target) {
+    python::DiscoveryOptions options;
+    options.windows = request.windows;
+    options.path_value = util::environment_lookup(request.environment, "PATH").value_or("");
+    options.home =
+        util::environment_lookup(request.environment, request.windows ? "USERPROFILE" : "HOME")
+            .value_or("");
+    options.pyenv_root = util::environment_lookup(request.environment, "PYENV_ROOT").value_or("");
+    options.environment = request.environment;
+    std::string wanted = major_minor(target.python);
+    std::optional<std::filesystem::path> explicit_path;
+    if (request.python) {
+        if (request.python->find('/') != std::string::npos ||
+            request.python->find('\\') != std::string::npos) {
+            explicit_path = absolute_from(request.cwd, *request.python);
+            options.path_value = explicit_path->parent_path().string();
+            options.pyenv_root = "/nonexistent";
+            options.home = "/nonexistent";
+        } else if (major_minor(*request.python) != wanted) {
+            throw util::InputError("--python " + *request.python + ": the lock target " +
+                                       target.id + " was resolved for Python " + target.python,
+                                   "lock again with --python " + *request.python);
+        }
+    }
+    auto found = python::discover_interpreters(options);
+    std::vector<python::Interpreter> matching;
+    for (const auto& interpreter : found) {
+        if (interpreter.implementation != "CPython") continue;
+        if (major_minor(interpreter.version) != wanted) continue;
+        if (explicit_path) {
+            std::error_code ec;
+            if (!std::filesystem::equivalent(interpreter.path, *explicit_path, ec) &&
+                !std::filesystem::equivalent(interpreter.executable, *explicit_path, ec)) {
+                continue;
+            }
+        }
+        matching.push_back(interpreter);
+    }
+    if (matching.empty()) {
+        throw util::Error(util::ExitCode::failure,
+                          "no CPython " + wanted + " found on this machine for " + target.id,
+                          "install Python " + wanted + " (or `aitk-env python install " + wanted +
+                              "`) or pass --python PATH");
+    }
+    // Exact micro first, then the newest.
+    std::stable_sort(matching.begin(), matching.end(), [&](const auto& a, const auto& b) {
+        bool ea = a.version == target.python, eb = b.version == target.python;
+        if (ea != eb) return ea;
+        auto va = pep::Version::parse(a.version), vb = pep::Version::parse(b.version);
+        return va && vb && *vb < *va;
+    });
+    return matching.front();
+}
+
+std::string smoke_script() {
+    return "import importlib.util, sys\n"
+           "if importlib.util.find_spec('torch') is None:\n"
+           "    print('python', sys.version.split()[0], 'no-torch')\n"
+           "else:\n"
+           "    import torch\n"
+           "    v = getattr(torch, 'version', None)\n"
+           "    cuda = getattr(v, 'cuda', None)\n"
+           "    mod = getattr(torch, 'cuda', None)\n"
+           "    avail = mod.is_available() if mod is not None and hasattr(mod, 'is_available') "
+           "else None\n"
+           "    print('torch', torch.__version__, cuda, avail)\n";
+}
+
+// Runs the smoke test through the shim, as the user will run things; a CPU build of torch on
+// a CUDA target is a failure (the classic "CPU-only torch on a GPU box").
+std::string smoke_test(const install::PrefixLayout& layout, const lock::LockedTarget& target,
+                       const util::Environment& environment) {
+    util::ProcessRequest process;
+    process.environment = environment;
+    process.timeout = std::chrono::seconds(120);
+    process.argv = {(layout.scripts / (layout.windows ? "aitk-run.cmd" : "aitk-run")).string(),
+                    "python", "-c", smoke_script()};
+    auto result = util::run_process(process);
+    if (!result) {
+        throw util::Error(util::ExitCode::failure,
+                          "smoke test could not run: " + result.error().message);
+    }
+    std::string out(util::trim(result->out));
+    if (!result->succeeded()) {
+        throw util::Error(
+            util::ExitCode::failure,
+            "smoke test " + result->describe() + ":\n" + std::string(util::trim(result->err)),
+            "run `aitk-env doctor -p " + layout.prefix.string() + "`");
+    }
+    const auto* torch = target.find("torch");
+    if (torch && target.backend.starts_with("cu") && out.find("+cpu") != std::string::npos) {
+        throw util::Error(
+            util::ExitCode::failure,
+            "smoke test: torch is a CPU build on the CUDA target " + target.id + ": " + out);
+    }
+    return out;
+}
+
+}  // namespace
+
+const lock::LockedTarget& choose_lock_target(const lock::Lockfile& lock, const HostTarget& host,
+                                             std::string& reason) {
+    for (const auto& backend : host.backends) {
+        auto id = host.os + "-" + host.arch + "-" + backend;
+        if (const auto* target = lock.find_target(id)) {
+            reason = "this machine runs " + util::join(host.backends, ", ") + " (best first); " +
+                     id + " is the first the lockfile has";
+            return *target;
+        }
+    }
+    std::vector<std::string> ids;
+    for (const auto& t : lock.targets)
+        ids.push_back(t.id);
+    throw resolve::Unsatisfiable(
+        "the lockfile has no target this machine runs: it has " + util::join(ids, ", ") +
+        "; this machine is " + host.os + "-" + host.arch + " and runs " +
+        util::join(host.backends, ", ") + "\nhint: lock for it: aitk-env lock --target " + host.os +
+        "-" + host.arch + "-" + (host.backends.empty() ? "cpu" : host.backends[0]));
+}
+
+SetupOutcome run_setup(const SetupRequest& request) {
+    SetupOutcome outcome;
+    lock::Lockfile lockfile;
+    if (request.lockfile) {
+        outcome.lockfile = absolute_from(request.cwd, *request.lockfile);
+        auto parsed =
+            lock::parse_lockfile(fs::read_file(outcome.lockfile), outcome.lockfile.string());
+        if (!parsed) throw parsed.error().to_error();
+        lockfile = std::move(*parsed);
+    } else {
+        LockRequest lock_request;
+        lock_request.input = request.input;
+        lock_request.targets = {request.host.id};
+        lock_request.python = request.python && request.python->find('/') == std::string::npos
+                                  ? request.python
+                                  : std::nullopt;
+        lock_request.indexes = request.indexes;
+        lock_request.network = request.network;
+        lock_request.cache_root = request.cache_root;
+        lock_request.cwd = request.cwd;
+        lock_request.environment = request.environment;
+        lock_request.host_target = request.host.id;
+        lock_request.observer = request.observer;
+        auto locked = run_lock(lock_request);
+        outcome.lockfile = locked.path;
+        outcome.notes = locked.notes;
+        lockfile = std::move(locked.lockfile);
+    }
+    const auto& target = choose_lock_target(lockfile, request.host, outcome.target_reason);
+    outcome.target = target.id;
+
+    auto interpreter = choose_interpreter(request, target);
+    outcome.python = interpreter.executable.string();
+    outcome.prefix = absolute_from(request.cwd, request.prefix);
+    auto layout =
+        install::PrefixLayout::for_venv(outcome.prefix, interpreter.version, request.windows);
+    if (!request.dry_run) {
+        python::VenvRequest venv;
+        venv.prefix = outcome.prefix;
+        venv.interpreter = interpreter;
+        venv.windows = request.windows;
+        python::create_venv(venv);
+    }
+
+    SyncRequest sync;
+    sync.lock = &lockfile;
+    sync.target = &target;
+    sync.layout = layout;
+    sync.cache_root = request.cache_root;
+    sync.network = request.network;
+    sync.observer = request.observer;
+    sync.link_mode = request.link_mode;
+    sync.remove_extraneous = true;
+    sync.dry_run = request.dry_run;
+    outcome.sync = sync_prefix(sync);
+    for (const auto* p : outcome.sync.plan.unbuildable) {
+        outcome.notes.push_back(p->name + " is not installed: it comes from " +
+                                (p->source ? p->source->url : std::string("source")) +
+                                " and needs a source build, which this version cannot do yet");
+    }
+    if (request.dry_run) return outcome;
+
+    shim::PrefixEnvironment env;
+    env.prefix = outcome.prefix;
+    env.scripts = layout.scripts;
+    env.variables = target.variables;
+    env.os = request.windows ? shim::ShimOs::windows : shim::ShimOs::posix;
+    outcome.shims = shim::write_shims(env, layout.purelib);
+    if (request.smoke_test) outcome.smoke = smoke_test(layout, target, request.environment);
+    return outcome;
+}
+
+nlohmann::json SetupOutcome::to_json() const {
+    nlohmann::json shim_paths = nlohmann::json::array();
+    for (const auto& s : shims)
+        shim_paths.push_back(s.string());
+    return {{"lockfile", lockfile.string()}, {"target", target}, {"reason", target_reason},
+            {"prefix", prefix.string()},     {"python", python}, {"sync", sync.to_json()},
+            {"shims", shim_paths},           {"smoke", smoke},   {"notes", notes}};
+}
+
+std::string SetupOutcome::summary() const {
+    std::string out;
+    out += "target   " + target + " (" + target_reason + ")\n";
+    out += "prefix   " + prefix.string() + " (Python " + python + ")\n";
+    out += "changes  " + std::to_string(sync.plan.install.size()) + " installed, " +
+           std::to_string(sync.plan.reinstall.size()) + " reinstalled, " +
+           std::to_string(sync.plan.remove.size()) + " removed, " +
+           std::to_string(sync.plan.keep.size()) + " unchanged\n";
+    if (!smoke.empty()) out += "smoke    " + smoke + "\n";
+    for (const auto& note : notes)
+        out += "note     " + note + "\n";
+    out += "run      " + (prefix / "bin" / "aitk-run").string() + " python your_script.py\n";
+    return out;
+}
+
+}  // namespace aitk::app

@@ -1,0 +1,250 @@
+#include "aitk/app/sync.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "aitk/app/prefix.hpp"
+#include "aitk/cache/cache.hpp"
+#include "aitk/fs/file.hpp"
+#include "aitk/index/artifacts.hpp"
+#include "aitk/net/downloader.hpp"
+#include "aitk/util/error.hpp"
+#include "aitk/util/strings.hpp"
+
+namespace aitk::app {
+namespace {
+
+constexpr std::string_view receipt_file = "receipt.json";
+
+std::size_t worker_count(std::size_t wanted, std::size_t tasks) {
+    std::size_t n =
+        wanted != 0 ? wanted : std::max<std::size_t>(2, std::thread::hardware_concurrency());
+    return std::max<std::size_t>(1, std::min(n, tasks));
+}
+
+// Runs `task(i)` for i in [0, count) on a few threads; the first exception wins and is
+// rethrown after every thread has stopped.
+template <class Task>
+void parallel_for(std::size_t count, std::size_t jobs, const Task& task) {
+    if (count == 0) return;
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    auto worker = [&] {
+        for (;;) {
+            std::size_t i = next.fetch_add(1);
+            if (i >= count) return;
+            {
+                std::lock_guard lock(failure_mutex);
+                if (failure) return;
+            }
+            try {
+                task(i);
+            } catch (...) {
+                std::lock_guard lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t t = 1; t < worker_count(jobs, count); ++t)
+        threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads)
+        t.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+std::optional<Receipt> Receipt::read(const std::filesystem::path& state_dir) {
+    std::error_code ec;
+    auto path = state_dir / receipt_file;
+    if (!std::filesystem::exists(path, ec)) return std::nullopt;
+    auto json = nlohmann::json::parse(fs::read_file(path), nullptr, false);
+    if (json.is_discarded() || !json.is_object()) return std::nullopt;  // rewritten on sync
+    Receipt r;
+    r.target = json.value("target", "");
+    r.input_hash = json.value("input_hash", "");
+    if (json.contains("wheel_sha256") && json["wheel_sha256"].is_object()) {
+        for (const auto& [name, sha] : json["wheel_sha256"].items()) {
+            if (sha.is_string()) r.wheel_sha256[name] = sha.get<std::string>();
+        }
+    }
+    return r;
+}
+
+void Receipt::write(const std::filesystem::path& state_dir) const {
+    std::filesystem::create_directories(state_dir);
+    nlohmann::json json = {
+        {"target", target}, {"input_hash", input_hash}, {"wheel_sha256", wheel_sha256}};
+    fs::write_file_atomic(state_dir / receipt_file, json.dump(2) + "\n");
+}
+
+SyncPlan plan_sync(const lock::LockedTarget& target,
+                   const std::vector<install::InstalledDistribution>& installed,
+                   const std::optional<Receipt>& receipt, bool remove_extraneous) {
+    SyncPlan plan;
+    std::map<std::string, const install::InstalledDistribution*> present;
+    for (const auto& dist : installed)
+        present[dist.name] = &dist;
+    for (const auto& package : target.packages) {
+        if (!package.wheel) {
+            plan.unbuildable.push_back(&package);
+            present.erase(package.name);  // whatever is there stays (it may be a build of it)
+            continue;
+        }
+        auto it = present.find(package.name);
+        if (it == present.end()) {
+            plan.install.push_back(&package);
+            continue;
+        }
+        const auto& dist = *it->second;
+        bool same_version = dist.version == package.version;
+        bool same_wheel = true;
+        if (receipt) {
+            auto sha = receipt->wheel_sha256.find(package.name);
+            same_wheel = sha != receipt->wheel_sha256.end() && sha->second == package.wheel->sha256;
+        }
+        if (same_version && same_wheel) {
+            plan.keep.push_back(package.name);
+        } else {
+            plan.reinstall.push_back(&package);
+        }
+        present.erase(it);
+    }
+    if (remove_extraneous) {
+        for (const auto& [name, dist] : present)
+            plan.remove.push_back(*dist);
+    }
+    return plan;
+}
+
+std::string SyncPlan::describe() const {
+    std::string out;
+    for (const auto* p : install)
+        out += "install    " + p->name + " " + p->version + "\n";
+    for (const auto* p : reinstall)
+        out += "reinstall  " + p->name + " " + p->version + "\n";
+    for (const auto& d : remove)
+        out += "remove     " + d.name + " " + d.version + "\n";
+    for (const auto* p : unbuildable) {
+        out += "skip       " + p->name + " (" + (p->source ? p->source->kind : "source") +
+               ": needs a source build)\n";
+    }
+    out += std::to_string(keep.size()) + " unchanged\n";
+    return out;
+}
+
+nlohmann::json SyncPlan::to_json() const {
+    auto names = [](const std::vector<const lock::LockedPackage*>& v) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto* p : v)
+            out.push_back({{"name", p->name}, {"version", p->version}});
+        return out;
+    };
+    nlohmann::json removed = nlohmann::json::array();
+    for (const auto& d : remove)
+        removed.push_back({{"name", d.name}, {"version", d.version}});
+    return {{"install", names(install)},
+            {"reinstall", names(reinstall)},
+            {"remove", removed},
+            {"keep", keep},
+            {"unbuildable", names(unbuildable)}};
+}
+
+nlohmann::json SyncOutcome::to_json() const {
+    auto json = plan.to_json();
+    json["downloaded"] = downloaded;
+    if (link_mode) {
+        static const char* names[] = {"auto", "reflink", "hardlink", "copy"};
+        json["link_mode"] = names[static_cast<int>(*link_mode)];
+    }
+    return json;
+}
+
+SyncOutcome sync_prefix(const SyncRequest& request) {
+    const auto& target = *request.target;
+    SyncOutcome outcome;
+    auto installed = install::installed_distributions(request.layout);
+    auto receipt = Receipt::read(request.layout.state);
+    outcome.plan = plan_sync(target, installed, receipt, request.remove_extraneous);
+    if (request.dry_run) return outcome;
+
+    std::vector<const lock::LockedPackage*> wanted = outcome.plan.install;
+    wanted.insert(wanted.end(), outcome.plan.reinstall.begin(), outcome.plan.reinstall.end());
+
+    cache::Cache cache(request.cache_root);
+    std::vector<cache::ArtifactRef> refs;
+    for (const auto* p : wanted)
+        refs.push_back({p->wheel->sha256, p->wheel->filename, p->wheel->url});
+    std::vector<std::filesystem::path> artifacts;
+    if (!refs.empty()) {
+        net::DownloaderOptions options;
+        options.concurrency = request.network.concurrency;
+        options.ca_file = request.network.cert;
+        net::Downloader downloader(options);
+        auto fetched = index::fetch_artifacts(cache, downloader, refs, request.network.offline,
+                                              request.observer);
+        std::vector<std::string> errors;
+        for (const auto& r : fetched.results) {
+            if (r.path.empty()) errors.push_back(r.error);
+            if (r.downloaded) ++outcome.downloaded;
+            artifacts.push_back(r.path);
+        }
+        if (!errors.empty()) {
+            throw util::Error(util::ExitCode::failure,
+                              std::to_string(errors.size()) + " of " + std::to_string(refs.size()) +
+                                  " wheels could not be had:\n  " + util::join(errors, "\n  "));
+        }
+    }
+
+    auto hold = cache.hold();
+    std::vector<std::filesystem::path> trees(wanted.size());
+    parallel_for(wanted.size(), request.jobs, [&](std::size_t i) {
+        const auto& sha = wanted[i]->wheel->sha256;
+        trees[i] = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
+            install::unpack_wheel(artifacts[i], dest);
+        });
+    });
+
+    // Old versions go first, so a reinstall never mixes two versions' files.
+    for (const auto& dist : outcome.plan.remove)
+        install::remove_distribution(request.layout, dist);
+    std::map<std::string, const install::InstalledDistribution*> present;
+    for (const auto& dist : installed)
+        present[dist.name] = &dist;
+    for (const auto* p : outcome.plan.reinstall) {
+        if (auto it = present.find(p->name); it != present.end()) {
+            install::remove_distribution(request.layout, *it->second);
+        }
+    }
+
+    std::mutex mode_mutex;
+    parallel_for(wanted.size(), request.jobs, [&](std::size_t i) {
+        install::WheelInstallRequest r;
+        r.unpacked = trees[i];
+        r.name = wanted[i]->name;
+        r.version = wanted[i]->version;
+        r.requested = wanted[i]->requested;
+        r.link_mode = request.link_mode;
+        auto result = install::install_wheel(request.layout, r);
+        std::lock_guard lock(mode_mutex);
+        if (!outcome.link_mode) outcome.link_mode = result.used;
+    });
+
+    Receipt updated;
+    updated.target = target.id;
+    updated.input_hash = request.lock ? request.lock->input_hash : std::string();
+    for (const auto& package : target.packages) {
+        if (package.wheel) updated.wheel_sha256[package.name] = package.wheel->sha256;
+    }
+    updated.write(request.layout.state);
+    if (request.lock) write_prefix_lock(request.layout, *request.lock, target.id);
+    return outcome;
+}
+
+}  // namespace aitk::app
