@@ -84,9 +84,26 @@ void Receipt::write(const std::filesystem::path& state_dir) const {
     fs::write_file_atomic(state_dir / receipt_file, json.dump(2) + "\n");
 }
 
+namespace {
+
+// Every RECORD file is present with the size RECORD gives.
+bool files_intact(const install::PrefixLayout& layout, const install::InstalledDistribution& dist) {
+    if (dist.record.empty()) return false;
+    for (const auto& file : dist.record) {
+        if (file.hash.empty()) continue;  // RECORD itself, or a file recorded without a hash
+        std::error_code ec;
+        auto size = std::filesystem::file_size(layout.purelib / file.path, ec);
+        if (ec || size != file.size) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 SyncPlan plan_sync(const lock::LockedTarget& target,
                    const std::vector<install::InstalledDistribution>& installed,
-                   const std::optional<Receipt>& receipt, bool remove_extraneous) {
+                   const std::optional<Receipt>& receipt, bool remove_extraneous,
+                   const install::PrefixLayout* layout) {
     SyncPlan plan;
     std::map<std::string, const install::InstalledDistribution*> present;
     for (const auto& dist : installed)
@@ -109,7 +126,7 @@ SyncPlan plan_sync(const lock::LockedTarget& target,
             auto sha = receipt->wheel_sha256.find(package.name);
             same_wheel = sha != receipt->wheel_sha256.end() && sha->second == package.wheel->sha256;
         }
-        if (same_version && same_wheel) {
+        if (same_version && same_wheel && (!layout || files_intact(*layout, dist))) {
             plan.keep.push_back(package.name);
         } else {
             plan.reinstall.push_back(&package);
@@ -171,7 +188,8 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     SyncOutcome outcome;
     auto installed = install::installed_distributions(request.layout);
     auto receipt = Receipt::read(request.layout.state);
-    outcome.plan = plan_sync(target, installed, receipt, request.remove_extraneous);
+    outcome.plan =
+        plan_sync(target, installed, receipt, request.remove_extraneous, &request.layout);
     if (request.dry_run) return outcome;
 
     std::vector<const lock::LockedPackage*> wanted = outcome.plan.install;

@@ -41,9 +41,13 @@ struct SyncPlan {
     std::string describe() const;  // one line per action, for --dry-run
 };
 
+// With `layout`, a package that looks current but has a file missing or of another size than
+// its RECORD says (an interrupted install, a hand edit) is reinstalled: a stat per file, no
+// hashing, so a no-op sync stays fast (`verify` hashes).
 SyncPlan plan_sync(const lock::LockedTarget& target,
                    const std::vector<install::InstalledDistribution>& installed,
-                   const std::optional<Receipt>& receipt, bool remove_extraneous);
+                   const std::optional<Receipt>& receipt, bool remove_extraneous,
+                   const install::PrefixLayout* layout = nullptr);
 
 struct SyncRequest {
     const lock::Lockfile* lock = nullptr;
