@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "aitk/app/python_cmd.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/python/discovery.hpp"
@@ -25,61 +26,44 @@ std::string major_minor(const std::string& version) {
     return std::string(parts[0]) + "." + std::string(parts[1]);
 }
 
-// An interpreter for the target's Python: the one asked for (a path or a version), else the
-// newest found on this machine with the same X.Y.
+// An interpreter for the target's Python: the one asked for (a path or X.Y), else the newest
+// CPython X.Y on this machine, else a standalone build installed into the cache.
 python::Interpreter choose_interpreter(const SetupRequest& request,
-                                       const lock::LockedTarget& target) {
-    python::DiscoveryOptions options;
-    options.windows = request.windows;
-    options.path_value = util::environment_lookup(request.environment, "PATH").value_or("");
-    options.home =
-        util::environment_lookup(request.environment, request.windows ? "USERPROFILE" : "HOME")
-            .value_or("");
-    options.pyenv_root = util::environment_lookup(request.environment, "PYENV_ROOT").value_or("");
-    options.environment = request.environment;
+                                       const lock::LockedTarget& target,
+                                       std::vector<std::string>& notes) {
     std::string wanted = major_minor(target.python);
-    std::optional<std::filesystem::path> explicit_path;
+    std::string spec = wanted;
     if (request.python) {
-        if (request.python->find('/') != std::string::npos ||
-            request.python->find('\\') != std::string::npos) {
-            explicit_path = absolute_from(request.cwd, *request.python);
-            options.path_value = explicit_path->parent_path().string();
-            options.pyenv_root = "/nonexistent";
-            options.home = "/nonexistent";
+        bool is_path = request.python->find('/') != std::string::npos ||
+                       request.python->find('\\') != std::string::npos;
+        if (is_path) {
+            spec = absolute_from(request.cwd, *request.python).string();
         } else if (major_minor(*request.python) != wanted) {
             throw util::InputError("--python " + *request.python + ": the lock target " +
                                        target.id + " was resolved for Python " + target.python,
                                    "lock again with --python " + *request.python);
+        } else {
+            spec = *request.python;
         }
     }
-    auto found = python::discover_interpreters(options);
-    std::vector<python::Interpreter> matching;
-    for (const auto& interpreter : found) {
-        if (interpreter.implementation != "CPython") continue;
-        if (major_minor(interpreter.version) != wanted) continue;
-        if (explicit_path) {
-            std::error_code ec;
-            if (!std::filesystem::equivalent(interpreter.path, *explicit_path, ec) &&
-                !std::filesystem::equivalent(interpreter.executable, *explicit_path, ec)) {
-                continue;
-            }
-        }
-        matching.push_back(interpreter);
+    PythonOptions options;
+    options.cache_root = request.cache_root;
+    options.environment = request.environment;
+    options.offline = request.network.offline;
+    options.concurrency = request.network.concurrency;
+    options.cert = request.network.cert;
+    options.observer = request.observer;
+    auto ensured = ensure_python(options, spec);
+    if (major_minor(ensured.interpreter.version) != wanted) {
+        throw util::InputError(spec + " is Python " + ensured.interpreter.version + ", but " +
+                                   target.id + " was resolved for Python " + target.python,
+                               "pass an interpreter " + wanted + " or lock again");
     }
-    if (matching.empty()) {
-        throw util::Error(util::ExitCode::failure,
-                          "no CPython " + wanted + " found on this machine for " + target.id,
-                          "install Python " + wanted + " (or `aitk-env python install " + wanted +
-                              "`) or pass --python PATH");
+    if (ensured.standalone) {
+        notes.push_back("installed the standalone CPython " + ensured.interpreter.version +
+                        " (no CPython " + wanted + " on this machine)");
     }
-    // Exact micro first, then the newest.
-    std::stable_sort(matching.begin(), matching.end(), [&](const auto& a, const auto& b) {
-        bool ea = a.version == target.python, eb = b.version == target.python;
-        if (ea != eb) return ea;
-        auto va = pep::Version::parse(a.version), vb = pep::Version::parse(b.version);
-        return va && vb && *vb < *va;
-    });
-    return matching.front();
+    return ensured.interpreter;
 }
 
 std::string smoke_script() {
@@ -179,7 +163,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
     const auto& target = choose_lock_target(lockfile, request.host, outcome.target_reason);
     outcome.target = target.id;
 
-    auto interpreter = choose_interpreter(request, target);
+    auto interpreter = choose_interpreter(request, target, outcome.notes);
     outcome.python = interpreter.executable.string();
     outcome.prefix = absolute_from(request.cwd, request.prefix);
     auto layout =
@@ -203,9 +187,9 @@ SetupOutcome run_setup(const SetupRequest& request) {
     sync.remove_extraneous = true;
     sync.dry_run = request.dry_run;
     outcome.sync = sync_prefix(sync);
-    for (const auto* p : outcome.sync.plan.unbuildable) {
-        outcome.notes.push_back(p->name + " is not installed: it comes from " +
-                                (p->source ? p->source->url : std::string("source")) +
+    for (const auto& p : outcome.sync.plan.unbuildable) {
+        outcome.notes.push_back(p.name + " is not installed: it comes from " +
+                                (p.source ? p.source->url : std::string("source")) +
                                 " and needs a source build, which this version cannot do yet");
     }
     if (request.dry_run) return outcome;

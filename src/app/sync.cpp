@@ -58,6 +58,33 @@ void parallel_for(std::size_t count, std::size_t jobs, const Task& task) {
     if (failure) std::rethrow_exception(failure);
 }
 
+// Indexes of `trees` grouped so that wheels sharing a top-level name (a folder or module in
+// site-packages, or a .data subfolder) are in one group: a union-find over those names.
+std::vector<std::vector<std::size_t>> install_groups(const std::vector<std::filesystem::path>& trees) {
+    std::vector<std::size_t> parent(trees.size());
+    for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    auto find = [&](std::size_t i) {
+        while (parent[i] != i) i = parent[i] = parent[parent[i]];
+        return i;
+    };
+    std::map<std::string, std::size_t> owner;
+    for (std::size_t i = 0; i < trees.size(); ++i) {
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(trees[i], ec)) {
+            std::string name = entry.path().filename().string();
+            if (name.ends_with(".dist-info")) continue;
+            if (name.ends_with(".data")) name = ".data";  // scripts, headers: shared folders
+            auto [it, inserted] = owner.emplace(name, i);
+            if (!inserted) parent[find(i)] = find(it->second);
+        }
+    }
+    std::map<std::size_t, std::vector<std::size_t>> by_root;
+    for (std::size_t i = 0; i < trees.size(); ++i) by_root[find(i)].push_back(i);
+    std::vector<std::vector<std::size_t>> groups;
+    for (auto& [root, members] : by_root) groups.push_back(std::move(members));
+    return groups;
+}
+
 }  // namespace
 
 std::optional<Receipt> Receipt::read(const std::filesystem::path& state_dir) {
@@ -110,13 +137,13 @@ SyncPlan plan_sync(const lock::LockedTarget& target,
         present[dist.name] = &dist;
     for (const auto& package : target.packages) {
         if (!package.wheel) {
-            plan.unbuildable.push_back(&package);
+            plan.unbuildable.push_back(package);
             present.erase(package.name);  // whatever is there stays (it may be a build of it)
             continue;
         }
         auto it = present.find(package.name);
         if (it == present.end()) {
-            plan.install.push_back(&package);
+            plan.install.push_back(package);
             continue;
         }
         const auto& dist = *it->second;
@@ -129,7 +156,7 @@ SyncPlan plan_sync(const lock::LockedTarget& target,
         if (same_version && same_wheel && (!layout || files_intact(*layout, dist))) {
             plan.keep.push_back(package.name);
         } else {
-            plan.reinstall.push_back(&package);
+            plan.reinstall.push_back(package);
         }
         present.erase(it);
     }
@@ -142,14 +169,12 @@ SyncPlan plan_sync(const lock::LockedTarget& target,
 
 std::string SyncPlan::describe() const {
     std::string out;
-    for (const auto* p : install)
-        out += "install    " + p->name + " " + p->version + "\n";
-    for (const auto* p : reinstall)
-        out += "reinstall  " + p->name + " " + p->version + "\n";
+    for (const auto& p : install) out += "install    " + p.name + " " + p.version + "\n";
+    for (const auto& p : reinstall) out += "reinstall  " + p.name + " " + p.version + "\n";
     for (const auto& d : remove)
         out += "remove     " + d.name + " " + d.version + "\n";
-    for (const auto* p : unbuildable) {
-        out += "skip       " + p->name + " (" + (p->source ? p->source->kind : "source") +
+    for (const auto& p : unbuildable) {
+        out += "skip       " + p.name + " (" + (p.source ? p.source->kind : "source") +
                ": needs a source build)\n";
     }
     out += std::to_string(keep.size()) + " unchanged\n";
@@ -157,10 +182,9 @@ std::string SyncPlan::describe() const {
 }
 
 nlohmann::json SyncPlan::to_json() const {
-    auto names = [](const std::vector<const lock::LockedPackage*>& v) {
+    auto names = [](const std::vector<lock::LockedPackage>& v) {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto* p : v)
-            out.push_back({{"name", p->name}, {"version", p->version}});
+        for (const auto& p : v) out.push_back({{"name", p.name}, {"version", p.version}});
         return out;
     };
     nlohmann::json removed = nlohmann::json::array();
@@ -192,8 +216,9 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
         plan_sync(target, installed, receipt, request.remove_extraneous, &request.layout);
     if (request.dry_run) return outcome;
 
-    std::vector<const lock::LockedPackage*> wanted = outcome.plan.install;
-    wanted.insert(wanted.end(), outcome.plan.reinstall.begin(), outcome.plan.reinstall.end());
+    std::vector<const lock::LockedPackage*> wanted;
+    for (const auto& p : outcome.plan.install) wanted.push_back(&p);
+    for (const auto& p : outcome.plan.reinstall) wanted.push_back(&p);
 
     cache::Cache cache(request.cache_root);
     std::vector<cache::ArtifactRef> refs;
@@ -235,23 +260,29 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     std::map<std::string, const install::InstalledDistribution*> present;
     for (const auto& dist : installed)
         present[dist.name] = &dist;
-    for (const auto* p : outcome.plan.reinstall) {
-        if (auto it = present.find(p->name); it != present.end()) {
+    for (const auto& p : outcome.plan.reinstall) {
+        if (auto it = present.find(p.name); it != present.end()) {
             install::remove_distribution(request.layout, *it->second);
         }
     }
 
+    // Wheels that share a top-level folder (nvidia/__init__.py in every nvidia-* wheel) are
+    // installed one after the other, as pip would (the last one wins); the rest in parallel.
+    auto groups = install_groups(trees);
     std::mutex mode_mutex;
-    parallel_for(wanted.size(), request.jobs, [&](std::size_t i) {
-        install::WheelInstallRequest r;
-        r.unpacked = trees[i];
-        r.name = wanted[i]->name;
-        r.version = wanted[i]->version;
-        r.requested = wanted[i]->requested;
-        r.link_mode = request.link_mode;
-        auto result = install::install_wheel(request.layout, r);
-        std::lock_guard lock(mode_mutex);
-        if (!outcome.link_mode) outcome.link_mode = result.used;
+    parallel_for(groups.size(), request.jobs, [&](std::size_t g) {
+        for (std::size_t i : groups[g]) {
+            install::WheelInstallRequest r;
+            r.unpacked = trees[i];
+            r.name = wanted[i]->name;
+            r.version = wanted[i]->version;
+            r.requested = wanted[i]->requested;
+            r.link_mode = request.link_mode;
+            r.label = wanted[i]->wheel->filename;
+            auto result = install::install_wheel(request.layout, r);
+            std::lock_guard lock(mode_mutex);
+            if (!outcome.link_mode) outcome.link_mode = result.used;
+        }
     });
 
     Receipt updated;

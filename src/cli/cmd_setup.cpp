@@ -1,37 +1,110 @@
-// `aitk-env setup`: the whole job, from nothing to a working prefix. The options are the
-// contract's; the pipeline behind them lands layer by layer (see README "Status").
+// `aitk-env setup`: the whole job, from nothing to a working prefix with shims.
+#include <unistd.h>
+
+#include <iostream>
 #include <memory>
 #include <string>
 
+#include "aitk/app/cache.hpp"
+#include "aitk/app/progress.hpp"
+#include "aitk/app/setup.hpp"
+#include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
 
-Command add_setup_command(CLI::App& app, GlobalOptions& /*globals*/) {
+Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
-        std::string manifest, lock, requirements, env_file, bundle, prefix = ".venv",
-                                                                    backend = "auto", python;
+        std::string manifest, lock, requirements, env_file, bundle, project, prefix = ".venv",
+                                                                     backend = "auto", python,
+                                                                     link_mode = "auto";
+        bool dry_run = false, no_smoke_test = false, skip_unmapped = false;
     };
     auto args = std::make_shared<Args>();
     auto* setup = app.add_subcommand("setup", "From nothing to a working prefix with shims");
-    setup->add_option("-m,--manifest", args->manifest, "Manifest (default: AI Toolkit's)");
-    setup->add_option("-l,--lock", args->lock, "Lockfile to install");
-    setup->add_option("-r,--requirements", args->requirements, "requirements.txt to install");
-    setup->add_option("-f,--file", args->env_file, "environment.yml to install");
-    setup->add_option("--bundle", args->bundle, "Offline bundle to install from");
+    auto* m = setup->add_option("-m,--manifest", args->manifest, "Manifest (default: AI Toolkit's)");
+    auto* l = setup->add_option("-l,--lock", args->lock, "Lockfile to install (no resolver, no index pages)");
+    auto* r = setup->add_option("-r,--requirements", args->requirements, "requirements.txt to install");
+    auto* f = setup->add_option("-f,--file", args->env_file, "environment.yml to install");
+    auto* b = setup->add_option("--bundle", args->bundle, "Offline bundle to install from");
+    m->excludes(l)->excludes(r)->excludes(f)->excludes(b);
+    l->excludes(r)->excludes(f)->excludes(b);
+    r->excludes(f)->excludes(b);
+    f->excludes(b);
+    setup->add_option("--project", args->project, "Project directory (see `lock --project`)");
     setup->add_option("-p,--prefix", args->prefix, "Prefix to create (default .venv)");
     setup->add_option("--backend", args->backend, "Force a torch backend (auto = detect)")
         ->envname("AITK_ENV_TORCH_BACKEND");
     setup->add_option("--python", args->python, "Interpreter version X.Y or path");
+    setup->add_option("--link-mode", args->link_mode, "auto, reflink, hardlink or copy")
+        ->check(CLI::IsMember({"auto", "reflink", "hardlink", "copy"}));
+    setup->add_flag("--dry-run", args->dry_run, "Print the plan; change nothing");
+    setup->add_flag("--no-smoke-test", args->no_smoke_test, "Skip the import check at the end");
+    setup->add_flag("--skip-unmapped", args->skip_unmapped,
+                    "environment.yml: go on when conda packages have no PyPI name");
+    setup->footer(
+        "Exit codes: 0 ready, 1 failure (download, hash, smoke test), 2 bad input, 3 no lock "
+        "target or backend this machine runs.");
 
     Command command;
     command.app = setup;
-    command.run = [args]() -> int {
-        throw util::Error(util::ExitCode::failure,
-                          "setup is not available in this build yet: hardware detection, the "
-                          "resolver and the installer have not landed",
-                          "see README.md \"Status\" for what works today");
+    command.run = [args, &globals]() -> int {
+        if (!args->bundle.empty()) {
+            throw util::Error(util::ExitCode::failure, "--bundle is not available yet",
+                              "use -l LOCK with a filled cache (--offline) meanwhile");
+        }
+        app::SetupRequest request;
+        auto opt = [](const std::string& s) -> std::optional<std::filesystem::path> {
+            if (s.empty()) return std::nullopt;
+            return std::filesystem::path(s);
+        };
+        request.input.manifest = opt(args->manifest);
+        request.input.requirements = opt(args->requirements);
+        request.input.conda_file = opt(args->env_file);
+        request.input.project_dir = opt(args->project);
+        request.input.skip_unmapped = args->skip_unmapped;
+        request.lockfile = opt(args->lock);
+        request.prefix = args->prefix;
+        if (!args->python.empty()) request.python = args->python;
+        request.link_mode = *install::parse_link_mode(args->link_mode);
+        request.dry_run = args->dry_run;
+        request.smoke_test = !args->no_smoke_test;
+        if (!globals.index_url.empty()) request.indexes.index_url = globals.index_url;
+        request.indexes.extra_index_urls = globals.extra_index_urls;
+        request.indexes.find_links = globals.find_links;
+        if (!globals.torch_index_url.empty()) request.indexes.torch_index_url = globals.torch_index_url;
+        request.network.concurrency = globals.concurrency;
+        if (!globals.cert.empty()) request.network.cert = globals.cert;
+        request.network.offline = globals.offline;
+        request.environment = util::current_environment();
+        request.cache_root = app::resolve_cache_root(globals.cache_dir, request.environment);
+        request.cwd = std::filesystem::current_path();
+#ifdef _WIN32
+        request.windows = true;
+#endif
+        app::DoctorOptions o;
+        o.backend = args->backend;
+        o.probe = platform::ProbeEnvironment::current();
+        o.cache_dir = request.cache_root;
+        o.tool_version = AITK_ENV_VERSION;
+        request.host = app::detect_host_target(o);
+        if (request.host.id.empty()) throw util::Error(util::ExitCode::unsatisfiable, request.host.reason);
+
+        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0,
+                                                globals.verbosity < 0, globals.no_progress);
+        app::DownloadProgress progress(std::cerr, style, 0, 0);
+        request.observer = &progress;
+        auto outcome = app::run_setup(request);
+        if (progress.transfers() > 0) progress.finish();
+        if (globals.json) {
+            std::cout << outcome.to_json().dump(2) << "\n";
+        } else if (args->dry_run) {
+            std::cout << outcome.sync.plan.describe();
+        } else if (globals.verbosity >= 0) {
+            std::cerr << outcome.summary();
+        }
+        return 0;
     };
     return command;
 }

@@ -19,5 +19,10 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals);
 Command add_cache_command(CLI::App& app, GlobalOptions& globals);
 Command add_doctor_command(CLI::App& app, GlobalOptions& globals);
 Command add_lock_command(CLI::App& app, GlobalOptions& globals);
+Command add_python_command(CLI::App& app, GlobalOptions& globals);
+Command add_sync_command(CLI::App& app, GlobalOptions& globals);
+Command add_verify_command(CLI::App& app, GlobalOptions& globals);
+Command add_list_command(CLI::App& app, GlobalOptions& globals);
+Command add_run_command(CLI::App& app, GlobalOptions& globals);
 
 }  // namespace aitk::cli

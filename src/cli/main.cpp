@@ -25,6 +25,11 @@ int main(int argc, char** argv) {
     commands.push_back(aitk::cli::add_cache_command(app, globals));
     commands.push_back(aitk::cli::add_doctor_command(app, globals));
     commands.push_back(aitk::cli::add_lock_command(app, globals));
+    commands.push_back(aitk::cli::add_python_command(app, globals));
+    commands.push_back(aitk::cli::add_sync_command(app, globals));
+    commands.push_back(aitk::cli::add_verify_command(app, globals));
+    commands.push_back(aitk::cli::add_list_command(app, globals));
+    commands.push_back(aitk::cli::add_run_command(app, globals));
 
     try {
         app.parse(argc, argv);

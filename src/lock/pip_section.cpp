@@ -21,8 +21,19 @@ bool pinned_by_index(const LockedIndex* index, const std::string& version) {
     return index != nullptr && index->kind != "find-links" && !version.empty();
 }
 
+// The activated extras go on the pinned line: pip 23 otherwise reads a dependency's
+// `lib[fast]>=1` as a second, unpinned requirement and refuses it in hash-checking mode.
 std::string by_version(const LockedPackage& package, const std::string& sha256) {
-    return package.name + "==" + package.version + " --hash=sha256:" + sha256;
+    std::string name = package.name;
+    if (!package.extras.empty()) {
+        name += '[';
+        for (std::size_t i = 0; i < package.extras.size(); ++i) {
+            if (i != 0) name += ',';
+            name += package.extras[i];
+        }
+        name += ']';
+    }
+    return name + "==" + package.version + " --hash=sha256:" + sha256;
 }
 
 std::string by_url(const LockedPackage& package, std::string_view url, const std::string& sha256,

@@ -4,13 +4,14 @@
 #include <future>
 #include <system_error>
 
+#include "aitk/python/interpreter_cache.hpp"
+#include "aitk/python/py_launcher.hpp"
 #include "aitk/util/strings.hpp"
+#include "probe_answer.hpp"
 
 namespace aitk::python {
 
 namespace {
-
-constexpr std::string_view kMarker = "aitk-python-probe";
 
 // "python", "python3", "python3.12" (plus ".exe" on Windows).
 bool is_interpreter_name(std::string name, bool windows) {
@@ -31,7 +32,7 @@ int minor_of(const std::string& name) {
     if (dot == std::string::npos || name.rfind("python3.", 0) != 0) return -1;
     int n = 0;
     for (std::size_t i = dot + 1; i < name.size() && util::is_ascii_digit(name[i]); ++i)
-        n = n * 10 + (name[i] - '0');
+        n = std::min(n * 10 + (name[i] - '0'), 999);  // capped: no overflow on odd names
     return n;
 }
 
@@ -59,127 +60,184 @@ std::vector<int> version_key(const std::string& name) {
             if (!util::is_ascii_digit(c))
                 digits = false;
             else
-                n = n * 10 + (c - '0');
+                n = std::min(n * 10 + (c - '0'), 1'000'000);  // capped: no overflow
         }
         key.push_back(digits ? n : -1);
     }
     return key;
 }
 
-}  // namespace
+// Collects candidates in order, once per resolved file, up to the limit.
+class CandidateList {
+  public:
+    explicit CandidateList(const DiscoveryOptions& options) : options_(options) {}
 
-std::string_view probe_script() {
-    return "import sys, platform\n"
-           "print('aitk-python-probe')\n"
-           "print(platform.python_implementation())\n"
-           "print('.'.join(map(str, sys.version_info[:3])))\n"
-           "print(sys.executable or '')\n";
-}
-
-util::Expected<Interpreter, util::ParseError> parse_probe_output(std::string_view text) {
-    auto fail = [&](std::string message) {
-        return util::Unexpected(
-            util::ParseError{std::move(message), std::string(text), util::ParseError::no_position});
-    };
-    std::vector<std::string_view> lines;
-    for (auto line : util::split(text, '\n')) {
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        lines.push_back(line);
-    }
-    if (lines.size() < 4 || lines[0] != kMarker) return fail("not the interpreter probe's output");
-    Interpreter interp;
-    interp.implementation = std::string(util::trim(lines[1]));
-    interp.version = std::string(util::trim(lines[2]));
-    interp.executable = std::filesystem::path(std::string(util::trim(lines[3])));
-    if (interp.implementation.empty())
-        return fail("the interpreter did not name its implementation");
-    auto parts = util::split(interp.version, '.');
-    bool numeric = parts.size() == 3;
-    for (auto p : parts)
-        numeric = numeric && !p.empty() && std::all_of(p.begin(), p.end(), util::is_ascii_digit);
-    if (!numeric) return fail("the interpreter's version \"" + interp.version + "\" is not X.Y.Z");
-    return interp;
-}
-
-std::vector<std::filesystem::path> interpreter_candidates(const DiscoveryOptions& options) {
-    std::vector<std::filesystem::path> out;
-    std::vector<std::filesystem::path> seen;
-    auto add = [&](const std::filesystem::path& p) {
-        if (out.size() >= options.max_candidates || !is_executable(p, options.windows)) return;
+    void add(const std::filesystem::path& p) {
+        if (out_.size() >= options_.max_candidates || !is_executable(p, options_.windows)) return;
+        // The Microsoft Store's python.exe stubs open the Store instead of running Python.
+        if (options_.windows &&
+            util::to_lower(p.string()).find("windowsapps") != std::string::npos) {
+            return;
+        }
         std::error_code ec;
         auto real = std::filesystem::canonical(p, ec);
         if (ec) real = p;
-        if (std::find(seen.begin(), seen.end(), real) != seen.end()) return;
-        seen.push_back(real);
-        out.push_back(p);
-    };
-    for (auto dir : util::split(options.path_value, options.windows ? ';' : ':')) {
-        if (dir.empty()) continue;
-        // The Microsoft Store's python.exe stubs open the Store instead of running Python.
-        if (options.windows && util::to_lower(dir).find("windowsapps") != std::string::npos)
-            continue;
+        if (std::find(seen_.begin(), seen_.end(), real) != seen_.end()) return;
+        seen_.push_back(real);
+        out_.push_back(p);
+    }
+
+    // python3.X (newest first), python3, python in one folder.
+    void add_folder(const std::filesystem::path& dir) {
+        if (options_.windows &&
+            util::to_lower(dir.string()).find("windowsapps") != std::string::npos)
+            return;
         std::vector<std::string> names;
         std::error_code ec;
-        for (const auto& entry :
-             std::filesystem::directory_iterator(std::filesystem::path(std::string(dir)), ec)) {
+        for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
             std::string name = entry.path().filename().string();
-            if (is_interpreter_name(name, options.windows)) names.push_back(name);
+            if (is_interpreter_name(name, options_.windows)) names.push_back(name);
         }
         std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
             return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
         });
         for (const auto& n : names)
-            add(std::filesystem::path(std::string(dir)) / n);
+            add(dir / n);
     }
-    std::filesystem::path root =
-        options.pyenv_root.empty() ? options.home / ".pyenv" : options.pyenv_root;
-    if (!options.home.empty() || !options.pyenv_root.empty()) {
-        std::vector<std::filesystem::path> versions;
-        std::error_code ec;
-        for (const auto& entry : std::filesystem::directory_iterator(root / "versions", ec)) {
-            versions.push_back(entry.path());
-        }
-        std::sort(versions.begin(), versions.end(), [](const auto& a, const auto& b) {
-            return version_key(a.filename().string()) > version_key(b.filename().string());
-        });
-        for (const auto& v : versions) {
-            if (options.windows) {
-                add(v / "python.exe");
-            } else {
-                add(v / "bin" / "python3");
-                add(v / "bin" / "python");  // Python 2 builds have no python3
-            }
+
+    // The interpreter of an installation or environment root (pyenv version, conda env).
+    void add_root(const std::filesystem::path& root) {
+        if (options_.windows) {
+            add(root / "python.exe");
+        } else {
+            add(root / "bin" / "python3");
+            add(root / "bin" / "python");  // Python 2 builds have no python3
         }
     }
+
+    std::vector<std::filesystem::path> take() { return std::move(out_); }
+
+  private:
+    const DiscoveryOptions& options_;
+    std::vector<std::filesystem::path> out_;
+    std::vector<std::filesystem::path> seen_;
+};
+
+// Sub-folders of `dir`, sorted by `less`.
+template <class Less>
+std::vector<std::filesystem::path> subfolders(const std::filesystem::path& dir, Less less) {
+    std::vector<std::filesystem::path> out;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        if (entry.is_directory(ec)) out.push_back(entry.path());
+    }
+    std::sort(out.begin(), out.end(), less);
     return out;
 }
 
-std::vector<Interpreter> discover_interpreters(const DiscoveryOptions& options) {
-    auto candidates = interpreter_candidates(options);
-    std::vector<std::future<std::optional<Interpreter>>> runs;
-    for (const auto& candidate : candidates) {
-        runs.push_back(
-            std::async(std::launch::async, [&options, candidate]() -> std::optional<Interpreter> {
-                util::ProcessRequest req;
-                req.argv = {candidate.string(), "-E", "-s", "-c", std::string(probe_script())};
-                req.environment = options.environment;
-                req.timeout = options.timeout;
-                req.output_limit = 16 * 1024;
-                auto run = util::run_process(req);
-                if (!run || !run->succeeded()) return std::nullopt;
-                auto parsed = parse_probe_output(run->out);
-                if (!parsed) return std::nullopt;
-                parsed->path = candidate;
-                std::error_code ec;
-                if (parsed->executable.empty()) parsed->executable = candidate;
-                auto real = std::filesystem::canonical(parsed->executable, ec);
-                if (!ec) parsed->executable = real;
-                return std::move(*parsed);
-            }));
+// Where conda, mamba and micromamba install under a home folder.
+constexpr std::string_view kCondaRoots[] = {"miniconda3", "anaconda3",  "miniforge3",
+                                            "mambaforge", "micromamba", ".conda"};
+
+}  // namespace
+
+std::string Interpreter::major_minor() const {
+    auto parts = util::split(version, '.');
+    if (parts.size() < 2) return version;
+    return std::string(parts[0]) + "." + std::string(parts[1]);
+}
+
+std::vector<std::filesystem::path> default_system_dirs(bool windows) {
+    if (windows) return {};  // the py launcher knows the installs; PATH has the rest
+    return {"/opt/homebrew/bin", "/usr/local/bin", "/usr/bin"};
+}
+
+std::vector<std::filesystem::path> interpreter_candidates(const DiscoveryOptions& options) {
+    CandidateList list(options);
+    for (auto dir : util::split(options.path_value, options.windows ? ';' : ':')) {
+        if (!dir.empty()) list.add_folder(std::filesystem::path(std::string(dir)));
     }
+    if (!options.home.empty() || !options.pyenv_root.empty()) {
+        std::filesystem::path root =
+            options.pyenv_root.empty() ? options.home / ".pyenv" : options.pyenv_root;
+        auto newest_first = [](const auto& a, const auto& b) {
+            return version_key(a.filename().string()) > version_key(b.filename().string());
+        };
+        for (const auto& v : subfolders(root / "versions", newest_first))
+            list.add_root(v);
+    }
+    if (auto conda = util::environment_lookup(options.environment, "CONDA_PREFIX", options.windows);
+        conda && !conda->empty()) {
+        list.add_root(std::filesystem::path(*conda));
+    }
+    if (!options.home.empty()) {
+        auto by_name = [](const auto& a, const auto& b) { return a.filename() < b.filename(); };
+        for (auto name : kCondaRoots) {
+            auto root = options.home / std::string(name);
+            list.add_root(root);
+            for (const auto& env : subfolders(root / "envs", by_name))
+                list.add_root(env);
+        }
+    }
+    for (const auto& dir :
+         options.system_dirs ? *options.system_dirs : default_system_dirs(options.windows)) {
+        list.add_folder(dir);
+    }
+    for (const auto& p : options.extra_candidates)
+        list.add(p);
+    return list.take();
+}
+
+namespace {
+
+// What `py -0p` lists (Windows only; nothing when there is no launcher).
+std::vector<std::filesystem::path> py_launcher_interpreters(const DiscoveryOptions& options) {
+    auto py = util::find_program("py", options.path_value, true,
+                                 util::environment_lookup(options.environment, "PATHEXT", true)
+                                     .value_or(".COM;.EXE;.BAT;.CMD"));
+    if (!py) return {};
+    util::ProcessRequest req;
+    req.argv = {py->string(), "-0p"};
+    req.environment = options.environment;
+    req.timeout = options.timeout;
+    req.output_limit = 64 * 1024;
+    auto run = util::run_process(req);
+    if (!run || !run->succeeded()) return {};
+    std::vector<std::filesystem::path> out;
+    for (auto& entry : parse_py_launcher_list(run->out))
+        out.push_back(std::move(entry.path));
+    return out;
+}
+
+}  // namespace
+
+std::vector<Interpreter> discover_interpreters(const DiscoveryOptions& options) {
+    std::vector<std::filesystem::path> candidates;
+    if (options.windows && options.use_py_launcher) {
+        DiscoveryOptions with_launcher = options;
+        for (auto& p : py_launcher_interpreters(options))
+            with_launcher.extra_candidates.push_back(std::move(p));
+        candidates = interpreter_candidates(with_launcher);
+    } else {
+        candidates = interpreter_candidates(options);
+    }
+    InterpreterCache cache(options.cache_file);
+    std::vector<std::optional<Interpreter>> answers(candidates.size());
+    std::vector<std::pair<std::size_t, std::future<detail::Asked>>> runs;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if ((answers[i] = detail::cached(candidates[i], cache))) continue;
+        runs.emplace_back(i, std::async(std::launch::async, [&options, &candidates, i] {
+                              return detail::ask(candidates[i], options);
+                          }));
+    }
+    for (auto& [index, run] : runs) {
+        auto asked = run.get();
+        detail::remember(cache, asked);
+        if (asked.result) answers[index] = std::move(*asked.result);
+    }
+    cache.save();
     std::vector<Interpreter> out;
-    for (auto& r : runs) {
-        auto interp = r.get();
+    for (auto& interp : answers) {
         if (!interp) continue;
         bool duplicate = std::any_of(out.begin(), out.end(), [&](const Interpreter& i) {
             return i.executable == interp->executable;

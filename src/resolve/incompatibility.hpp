@@ -23,12 +23,27 @@ enum class Cause : std::uint8_t {
     derived,      // resolution of `causes[0]` (the conflict) and `causes[1]` (a satisfier's cause)
 };
 
+// What pip's decision order looks at in the requirements on a package (see Solver::decide).
+struct RequirementTraits {
+    bool direct = false;  // a URL, or an extra's tie to its package
+    bool pinned = false;  // an == / === clause
+    bool unfree = false;  // any specifier
+
+    RequirementTraits& operator|=(const RequirementTraits& other) noexcept {
+        direct = direct || other.direct;
+        pinned = pinned || other.pinned;
+        unfree = unfree || other.unfree;
+        return *this;
+    }
+};
+
 struct Incompatibility {
     std::vector<Term> terms;
     Cause cause = Cause::derived;
     std::array<IncompatibilityId, 2> causes{};
     std::string origin;
     std::string text;
+    RequirementTraits traits;  // on requirement and dependency incompatibilities
 };
 
 }  // namespace aitk::resolve

@@ -39,12 +39,11 @@ struct PackageInfo {
     std::string extra;              // "" unless an extra
     std::vector<PackageId> extras;  // on a base package: the ids of its extras
 
-    // What pip's resolver orders its decisions by (see Solver::decide), from the requirements
-    // seen so far on this package (or extra).
-    std::size_t depth = unknown_rank;      // 1 for a root requirement, else a depender's + 1
-    std::size_t requested = unknown_rank;  // position among the root requirements
-    bool pinned = false;                   // some requirement has an == / === clause
-    bool unfree = false;                   // some requirement has a specifier
+    // For pip's decision order (Solver::decide): the position of the first root requirement
+    // naming it, and the depth it was decided at (1 under a root requirement, else one below
+    // its shallowest depender).
+    std::size_t requested = unknown_rank;
+    std::size_t depth = unknown_rank;
 
     static constexpr std::size_t unknown_rank = static_cast<std::size_t>(-1);
 

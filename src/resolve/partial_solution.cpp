@@ -51,6 +51,36 @@ void PartialSolution::backtrack(std::uint32_t level) {
     level_ = level;
 }
 
+std::vector<std::pair<PackageId, std::size_t>> PartialSolution::decisions_above(
+    std::uint32_t level) const {
+    std::vector<std::pair<PackageId, std::size_t>> out;
+    for (const Assignment& a : assignments_) {
+        if (a.level > level && a.is_decision()) {
+            out.emplace_back(a.term.package, *states_[a.term.package].decision);
+        }
+    }
+    return out;
+}
+
+std::optional<std::uint32_t> PartialSolution::decision_level(PackageId package) const {
+    if (package >= states_.size() || !states_[package].decision) return std::nullopt;
+    for (auto position : states_[package].positions) {
+        if (assignments_[position].is_decision()) return assignments_[position].level;
+    }
+    return std::nullopt;
+}
+
+std::optional<Term> PartialSolution::known_below(PackageId package, std::uint32_t level) const {
+    std::optional<Term> out;
+    if (package >= states_.size()) return out;
+    for (auto position : states_[package].positions) {
+        const Assignment& a = assignments_[position];
+        if (a.level >= level) break;  // levels only grow along the list
+        out = out ? out->intersect(a.term) : a.term;
+    }
+    return out;
+}
+
 Relation PartialSolution::relation(const Term& term) const noexcept {
     if (const Term* known = accumulated(term.package)) return known->relation(term);
     // Nothing is known: only a term that always (or never) holds is decided.

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "incompatibility.hpp"
@@ -40,6 +41,12 @@ class PartialSolution {
     std::optional<std::size_t> decision(PackageId package) const noexcept {
         return package < states_.size() ? states_[package].decision : std::nullopt;
     }
+    // The decisions above `level` as (package, candidate), oldest first.
+    std::vector<std::pair<PackageId, std::size_t>> decisions_above(std::uint32_t level) const;
+    // The level of the package's decision, if it has one.
+    std::optional<std::uint32_t> decision_level(PackageId package) const;
+    // The intersection of the package's assignments below `level`; null when none.
+    std::optional<Term> known_below(PackageId package, std::uint32_t level) const;
     // How the partial solution relates to `term`.
     Relation relation(const Term& term) const noexcept;
 

@@ -39,6 +39,18 @@ bool provides_extra(const DependencyInfo& metadata, const std::string& extra) {
                        });
 }
 
+RequirementTraits traits_of(const pep::Requirement& requirement) {
+    RequirementTraits traits;
+    traits.direct = requirement.url().has_value();
+    for (const auto& clause : requirement.specifier().specifiers()) {
+        if (clause.op() == pep::Operator::equal || clause.op() == pep::Operator::arbitrary) {
+            traits.pinned = true;
+        }
+    }
+    traits.unfree = !requirement.specifier().empty();
+    return traits;
+}
+
 Term root_term() {
     return Term{root_package, true, VersionSet::all(1), std::nullopt};
 }
@@ -252,6 +264,7 @@ IncompatibilityId Solver::resolve_conflict(IncompatibilityId conflict) {
         if (satisfier.is_decision() || previous_level != satisfier.level) {
             if (learned) index(id);
             solution_.backtrack(previous_level);
+            saved_.clear();  // pip's backjump forgets the pins it pops
             return id;
         }
         std::vector<Term> prior;
@@ -269,7 +282,7 @@ IncompatibilityId Solver::resolve_conflict(IncompatibilityId conflict) {
 }
 
 void Solver::count_step() {
-    if (decisions_ + conflicts_ > options_.max_steps) {
+    if (decisions_ + conflicts_ + repins_ > options_.max_steps) {
         throw util::Error(
             util::ExitCode::failure,
             "resolution gave up after " + std::to_string(options_.max_steps) + " steps",
@@ -277,42 +290,61 @@ void Solver::count_step() {
     }
 }
 
-// The order of decisions is pip's (resolvelib's get_preference in pip 23.2): direct references,
-// then packages pinned with ==, then the shallowest (root requirements at depth 1, a
-// dependency one deeper than its shallowest depender), root requirements in the order written,
-// packages with a specifier before bare names, then by name. Any order is complete for
-// PubGrub; this one makes the same trade-offs as pip where requirements pull against each
-// other: what is decided first gets its newest version, and later decisions give way. (Pub's
-// own "fewest candidates first" finds conflicts sooner but downgrades other packages than pip
-// does.)
-bool Solver::decides_before(PackageId a, PackageId b) const {
-    auto key = [&](PackageId id) {
-        const PackageInfo& p = table_.info(id);
-        return std::make_tuple(!table_.base_info(id).url.has_value(), !p.pinned, p.depth,
-                               p.requested, !p.unfree, std::cref(p.name));
-    };
-    return key(a) < key(b);
+// The order of decisions is pip's (resolvelib's get_preference in pip 23.2), computed from the
+// requirements that the current decisions put on each package: direct references (and an
+// extra's tie to its package) first, then packages pinned with ==, then the shallowest (1 under
+// a root requirement, else one below its shallowest current depender), root requirements in
+// the order written, packages with a specifier before bare names, then by name. Any order is
+// complete for PubGrub; this one makes pip's trade-offs where requirements pull against each
+// other: what is decided first gets its newest version, later decisions give way. (Pub's own
+// "fewest candidates first" finds conflicts sooner but downgrades other packages than pip.)
+Solver::Preference Solver::preference(PackageId package) const {
+    Preference p;
+    p.requested = table_.info(package).requested;
+    std::size_t parent_depth = PackageInfo::unknown_rank;
+    if (package >= by_package_.size()) return p;
+    for (IncompatibilityId id : by_package_[package]) {
+        const Incompatibility& incompatibility = incompatibilities_[id];
+        std::size_t depth = 0;
+        if (incompatibility.cause == Cause::dependency) {
+            const Term& depender = incompatibility.terms[0];
+            if (incompatibility.terms[1].package != package) continue;
+            auto decided = solution_.decision(depender.package);
+            if (!decided || !depender.set.contains(*decided)) continue;
+            depth = table_.info(depender.package).depth;
+        } else if (incompatibility.cause != Cause::requirement) {
+            continue;
+        }
+        p.traits |= incompatibility.traits;
+        parent_depth = std::min(parent_depth, depth);
+    }
+    if (p.requested != PackageInfo::unknown_rank) {
+        p.depth = 1;
+    } else if (parent_depth != PackageInfo::unknown_rank) {
+        p.depth = parent_depth + 1;
+    }
+    return p;
 }
 
-void Solver::rank(PackageId id, const pep::Requirement& requirement, std::size_t depth,
-                  std::size_t requested) {
-    PackageInfo& info = table_.info(id);
-    info.depth = std::min(info.depth, depth);
-    info.requested = std::min(info.requested, requested);
-    for (const auto& clause : requirement.specifier().specifiers()) {
-        if (clause.op() == pep::Operator::equal || clause.op() == pep::Operator::arbitrary) {
-            info.pinned = true;
-        }
-    }
-    if (!requirement.specifier().empty()) info.unfree = true;
+bool Solver::decides_before(PackageId a, const Preference& x, PackageId b,
+                            const Preference& y) const {
+    return std::make_tuple(!x.traits.direct, !x.traits.pinned, x.depth, x.requested,
+                           !x.traits.unfree, std::cref(table_.info(a).name)) <
+           std::make_tuple(!y.traits.direct, !y.traits.pinned, y.depth, y.requested,
+                           !y.traits.unfree, std::cref(table_.info(b).name));
 }
 
 std::optional<PackageId> Solver::decide() {
     std::optional<PackageId> best;
+    Preference best_preference;
     for (PackageId id = 0; id < table_.size(); ++id) {
         const Term* known = solution_.accumulated(id);
         if (!known || !known->positive || solution_.decision(id)) continue;
-        if (!best || decides_before(id, *best)) best = id;
+        Preference p = id == root_package ? Preference{} : preference(id);
+        if (!best || decides_before(id, p, *best, best_preference)) {
+            best = id;
+            best_preference = p;
+        }
     }
     if (!best) return std::nullopt;
     const PackageId package = *best;
@@ -326,21 +358,103 @@ std::optional<PackageId> Solver::decide() {
         return package;
     }
     const auto& dependencies = dependencies_of(package, *index_choice);
-    const bool conflict =
-        std::any_of(dependencies.begin(), dependencies.end(), [&](IncompatibilityId id) {
-            for (const auto& t : incompatibilities_[id].terms) {
-                if (t.package != package && solution_.relation(t) != Relation::satisfied) {
-                    return false;
-                }
-            }
-            return true;
-        });
-    if (!conflict) {
-        solution_.decide(package, *index_choice, allowed.set.universe());
-        ++decisions_;
+    if (!conflicts_with_solution(package, dependencies)) {
+        decide_version(package, *index_choice, best_preference.depth);
+        return package;
+    }
+    // pip keeps the version it is pinning and re-pins the earlier choices in its way, as long
+    // as their other requirements leave room, keeping every other pin: do the same by undoing
+    // those decisions, replaying the others, then choosing this version.
+    if (auto repin = repin_plan(dependencies)) {
+        auto replay = solution_.decisions_above(repin->level - 1);
+        solution_.backtrack(repin->level - 1);
+        ++repins_;
         count_step();
+        for (const auto& [id, index] : replay) {
+            if (repin->displaced.count(id)) continue;
+            if (!replay_decision(id, index)) return package;  // a conflict took over
+        }
+        const Term* known = solution_.accumulated(package);
+        if (known && known->positive && known->set.contains(*index_choice) &&
+            !conflicts_with_solution(package, dependencies)) {
+            decide_version(package, *index_choice, best_preference.depth);
+        }
     }
     return package;
+}
+
+// Chooses a version again after a re-pin, if it still fits; one that does not fit yet is kept
+// as the first choice for later. False when propagating it ran into a conflict (which
+// backjumped).
+bool Solver::replay_decision(PackageId package, std::size_t index) {
+    if (solution_.decision(package)) return true;
+    const Term* known = solution_.accumulated(package);
+    if (!known || !known->positive) {
+        saved_[package] = index;
+        return true;
+    }
+    if (!known->set.contains(index)) return true;
+    if (conflicts_with_solution(package, dependencies_of(package, index))) return true;
+    decide_version(package, index, table_.info(package).depth);
+    const std::uint32_t level = solution_.level();
+    propagate(package);
+    return solution_.level() >= level;
+}
+
+void Solver::decide_version(PackageId package, std::size_t index, std::size_t depth) {
+    table_.info(package).depth = depth;
+    solution_.decide(package, index, table_.universe(package));
+    ++decisions_;
+    count_step();
+}
+
+// Whether choosing the version these dependencies belong to would satisfy one of them.
+bool Solver::conflicts_with_solution(PackageId package,
+                                     const std::vector<IncompatibilityId>& dependencies) const {
+    return std::any_of(dependencies.begin(), dependencies.end(), [&](IncompatibilityId id) {
+        return conflicting(package, incompatibilities_[id]);
+    });
+}
+
+bool Solver::conflicting(PackageId package, const Incompatibility& incompatibility) const {
+    for (const auto& t : incompatibility.terms) {
+        if (t.package != package && solution_.relation(t) != Relation::satisfied) return false;
+    }
+    return true;
+}
+
+// How to make room for the version whose `dependencies` these are: every conflict must come
+// from another package's decision, and what is left of that package's requirements below its
+// decision must leave room for the new one (else pip finds no candidate either and moves on
+// to an older version, as PubGrub does). A package is displaced a few times at most, so this
+// never loops.
+std::optional<Solver::RePin> Solver::repin_plan(
+    const std::vector<IncompatibilityId>& dependencies) {
+    constexpr std::size_t max_displacements = 8;
+    std::vector<const Term*> wanted;  // conflicting requirements, on decided packages
+    RePin plan;
+    for (IncompatibilityId id : dependencies) {
+        const Incompatibility& incompatibility = incompatibilities_[id];
+        if (!conflicting(incompatibility.terms[0].package, incompatibility)) continue;
+        if (incompatibility.cause != Cause::dependency) return std::nullopt;
+        const Term& needed = incompatibility.terms[1];
+        auto level = solution_.decision_level(needed.package);
+        if (!level || *level <= PartialSolution::root_level) return std::nullopt;
+        if (displaced_[needed.package] >= max_displacements) return std::nullopt;
+        // A version kept from the lockfile stays; the newcomer gives way instead.
+        if (preferred(needed.package) == solution_.decision(needed.package)) return std::nullopt;
+        wanted.push_back(&needed);
+        plan.displaced.insert(needed.package);
+        plan.level = plan.displaced.size() == 1 ? *level : std::min(plan.level, *level);
+    }
+    if (wanted.empty()) return std::nullopt;
+    for (const Term* needed : wanted) {
+        auto left = solution_.known_below(needed->package, plan.level);
+        if (left && left->relation(*needed) == Relation::satisfied) return std::nullopt;
+    }
+    for (PackageId id : plan.displaced)
+        ++displaced_[id];
+    return plan;
 }
 
 std::optional<std::size_t> Solver::choose_version(PackageId package, const VersionSet& allowed) {
@@ -355,19 +469,27 @@ std::optional<std::size_t> Solver::choose_version(PackageId package, const Versi
             if (auto d = solution_.decision(extra); d && allowed.contains(*d)) return d;
         }
     }
-    const std::string& name = table_.info(base).name;
-    if (!options_.upgrade_all && !options_.upgrade.count(name)) {
-        if (auto it = options_.preferences.find(name); it != options_.preferences.end()) {
-            const auto& candidates = table_.candidates(base);
-            for (std::size_t i = 0; i < candidates.size(); ++i) {
-                if (!candidates[i].unknown_version && candidates[i].version == it->second &&
-                    allowed.contains(i)) {
-                    return i;
-                }
-            }
-        }
+    if (auto saved = saved_.find(package); saved != saved_.end()) {
+        const std::size_t index = saved->second;
+        saved_.erase(saved);
+        if (allowed.contains(index)) return index;
     }
+    if (auto locked = preferred(package); locked && allowed.contains(*locked)) return locked;
     return allowed.highest();
+}
+
+// The candidate the lockfile had, unless the package is being upgraded.
+std::optional<std::size_t> Solver::preferred(PackageId package) {
+    const PackageId base = table_.info(package).base;
+    const std::string& name = table_.info(base).name;
+    if (options_.upgrade_all || options_.upgrade.count(name)) return std::nullopt;
+    auto it = options_.preferences.find(name);
+    if (it == options_.preferences.end()) return std::nullopt;
+    const auto& candidates = table_.candidates(base);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (!candidates[i].unknown_version && candidates[i].version == it->second) return i;
+    }
+    return std::nullopt;
 }
 
 const std::vector<IncompatibilityId>& Solver::dependencies_of(PackageId package,
@@ -429,10 +551,11 @@ std::vector<IncompatibilityId> Solver::root_dependencies() {
         for (const auto& extra : normalised_extras(requirement)) {
             ids.push_back(table_.intern(name, extra));
         }
-        rank(ids[0], requirement, 1, position++);
-        for (std::size_t k = 1; k < ids.size(); ++k) {
-            rank(ids[k], requirement, 1, PackageInfo::unknown_rank);
+        for (PackageId id : ids) {
+            auto& requested = table_.info(id).requested;
+            requested = std::min(requested, position);
         }
+        ++position;
         for (PackageId id : ids) {
             touch(id);
             Term target = requirement_term(table_, id, requirement);
@@ -440,6 +563,7 @@ std::vector<IncompatibilityId> Solver::root_dependencies() {
             needed.terms = {root_term(), target.negated()};
             needed.cause = Cause::requirement;
             needed.origin = *root.origin;
+            needed.traits = traits_of(requirement);
             const IncompatibilityId needed_id = store(std::move(needed));
             if (target.set.empty()) {
                 Incompatibility none;
@@ -466,8 +590,6 @@ std::vector<IncompatibilityId> Solver::version_dependencies(PackageId package, s
     const std::size_t universe = table_.universe(base);
     const Candidate candidate = table_.candidates(base)[chosen];
     const std::optional<std::string> url = table_.info(base).url;
-    const std::size_t depth = table_.info(package).depth;
-    const std::size_t deeper = depth == PackageInfo::unknown_rank ? depth : depth + 1;
 
     const std::string version_label = url ? url_label(*url) : "==" + candidate.version.to_string();
     const Term depender{package, true, VersionSet::single(universe, chosen), version_label};
@@ -491,19 +613,26 @@ std::vector<IncompatibilityId> Solver::version_dependencies(PackageId package, s
 
     // One term per package: several requirements on one name (under different markers, or a
     // package and its extra) are met together.
-    std::vector<Term> targets;
-    auto add_target = [&](Term t) {
+    struct Target {
+        Term term;
+        RequirementTraits traits;
+    };
+    std::vector<Target> targets;
+    auto add_target = [&](Term t, RequirementTraits traits) {
         auto same = std::find_if(targets.begin(), targets.end(),
-                                 [&](const Term& x) { return x.package == t.package; });
+                                 [&](const Target& x) { return x.term.package == t.package; });
         if (same == targets.end()) {
-            targets.push_back(std::move(t));
+            targets.push_back({std::move(t), traits});
         } else {
-            *same = same->intersect(t);
+            same->term = same->term.intersect(t);
+            same->traits |= traits;
         }
     };
     if (base != package) {
         // An extra is its package at the very same version, plus the extra's requirements.
-        add_target(Term{base, true, VersionSet::single(universe, chosen), version_label});
+        RequirementTraits tie;
+        tie.direct = true;  // pip ties them with an explicit requirement on the candidate
+        add_target(Term{base, true, VersionSet::single(universe, chosen), version_label}, tie);
     }
     for (const auto* requirement : requirements) {
         const std::string name = requirement->canonical_name();
@@ -528,29 +657,29 @@ std::vector<IncompatibilityId> Solver::version_dependencies(PackageId package, s
             ids.push_back(table_.intern(name, e));
         for (PackageId id : ids) {
             touch(id);
-            rank(id, *requirement, deeper, PackageInfo::unknown_rank);
             Term target = requirement_term(table_, id, *requirement);
             if (id == package) {
                 if (target.set.contains(chosen)) continue;  // it depends on itself: met
                 return unusable(depender_text + " depends on " + package_name + *target.label +
                                 ", which it is not");
             }
-            add_target(std::move(target));
+            add_target(std::move(target), traits_of(*requirement));
         }
     }
 
-    auto dependency = [&](const Term& target) {
+    auto dependency = [&](const Target& target) {
         Incompatibility needs;
-        needs.terms = {depender, target.negated()};
+        needs.terms = {depender, target.term.negated()};
         needs.cause = Cause::dependency;
+        needs.traits = target.traits;
         return store(std::move(needs));
     };
     for (const auto& target : targets) {
-        if (!target.set.empty()) continue;
+        if (!target.term.set.empty()) continue;
         // Nothing can meet this requirement: the version itself is out.
         const IncompatibilityId needs = dependency(target);
         Incompatibility none;
-        none.terms = {target};
+        none.terms = {target.term};
         none.cause = Cause::no_versions;
         const IncompatibilityId none_id = store(std::move(none));
         const IncompatibilityId forbidden = derive({depender}, needs, none_id);
@@ -633,11 +762,9 @@ Resolution Solver::result() {
         const Candidate& candidate = table_.candidates(id)[*decided];
         if (!candidate.unknown_version) package.version = candidate.version;
         package.url = table_.info(id).url;
-        // An extra the package does not have was chosen (pip only warns) but is not listed.
-        const auto& metadata = table_.metadata(id, *decided);
-        for (const auto& extra : extras[id]) {
-            if (provides_extra(metadata, extra)) package.extras.push_back(extra);
-        }
+        // Every extra asked for is listed, even one the package lacks (pip warns and goes on):
+        // pip's hash-checking mode wants "name[extra]==version" for each extra it meets.
+        package.extras = extras[id];
         std::sort(package.extras.begin(), package.extras.end());
         package.requested = requested_.count(package.name) > 0;
         std::set<std::string> needs;

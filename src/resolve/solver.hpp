@@ -1,7 +1,9 @@
 #pragma once
 // The PubGrub loop (pub's doc/solver.md): unit propagation, conflict resolution with learned
 // incompatibilities and backjumping, decision making; dependencies become incompatibilities
-// lazily, when a version is about to be chosen.
+// lazily, when a version is about to be chosen. Where several solutions exist it picks pip's:
+// decisions in pip's order, and an earlier choice re-pinned when a later one needs it to move
+// (see decide() in solver.cpp).
 #include <cstddef>
 #include <deque>
 #include <map>
@@ -47,11 +49,26 @@ class Solver {
     void propagate(PackageId start);
     IncompatibilityId resolve_conflict(IncompatibilityId conflict);
     std::optional<PackageId> decide();
-    bool decides_before(PackageId a, PackageId b) const;
-    // Records what pip's decision order looks at: how deep and how pinned the package is.
-    void rank(PackageId id, const pep::Requirement& requirement, std::size_t depth,
-              std::size_t requested);
+    struct Preference {
+        RequirementTraits traits;
+        std::size_t depth = PackageInfo::unknown_rank;
+        std::size_t requested = PackageInfo::unknown_rank;
+    };
+    // pip's view of an undecided package: from the requirements the current decisions put on it.
+    Preference preference(PackageId package) const;
+    bool decides_before(PackageId a, const Preference& x, PackageId b, const Preference& y) const;
     std::optional<std::size_t> choose_version(PackageId package, const VersionSet& allowed);
+    std::optional<std::size_t> preferred(PackageId package);
+    void decide_version(PackageId package, std::size_t index, std::size_t depth);
+    bool conflicts_with_solution(PackageId package,
+                                 const std::vector<IncompatibilityId>& dependencies) const;
+    bool conflicting(PackageId package, const Incompatibility& incompatibility) const;
+    struct RePin {
+        std::uint32_t level = 0;        // the lowest decision level to undo
+        std::set<PackageId> displaced;  // the packages whose decisions are in the way
+    };
+    std::optional<RePin> repin_plan(const std::vector<IncompatibilityId>& dependencies);
+    bool replay_decision(PackageId package, std::size_t index);
     void count_step();
     [[noreturn]] void fail(IncompatibilityId id);
 
@@ -85,8 +102,11 @@ class Solver {
 
     std::vector<std::string> warnings_;
     std::set<std::string> warned_;
+    std::map<PackageId, std::size_t> saved_;      // pins kept through a re-pin, for later
+    std::map<PackageId, std::size_t> displaced_;  // how often a decision was undone for a re-pin
     std::size_t decisions_ = 0;
     std::size_t conflicts_ = 0;
+    std::size_t repins_ = 0;
 };
 
 }  // namespace aitk::resolve

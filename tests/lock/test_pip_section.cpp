@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,20 @@ TEST(PipSection, IndexesInLockOrderThenOneLinePerPackageByName) {
     };
     EXPECT_EQ(section.lines, expected);
     EXPECT_EQ(section.left_out, std::vector<std::string>{"toolkit-extras"});
+}
+
+// pip 23 reads a dependency's `lib[fast]>=1` as a separate, unpinned requirement unless the
+// pinned line names the extras too (found by the generated pip comparison, seed 44).
+TEST(PipSection, APinnedLineCarriesTheActivatedExtras) {
+    Lockfile lock = test::rich_lockfile();
+    LockedTarget target = *lock.find_target("linux-x86_64-cu130");
+    for (auto& package : target.packages) {
+        if (package.name == "sympy") package.extras = {"dev", "fast"};
+    }
+    const PipSection section = pip_section(lock, target);
+    EXPECT_NE(std::find(section.lines.begin(), section.lines.end(),
+                        "sympy[dev,fast]==1.10 --hash=sha256:" + hex64('f')),
+              section.lines.end());
 }
 
 TEST(PipSection, OtherTargetUsesItsOwnIndexes) {

@@ -418,6 +418,14 @@ void HttpServer::start() {
     server->set_keep_alive_max_count(100000);
     server->set_keep_alive_timeout(5);
     server->set_tcp_nodelay(true);
+    // httplib listens with a backlog of 5: eight clients connecting at once overflow it and
+    // each dropped SYN costs the client a second. Remember the socket to listen again wider.
+    auto listen_fd = std::make_shared<int>(-1);
+    server->set_socket_options([listen_fd](socket_t fd) {
+        int yes = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        *listen_fd = fd;
+    });
     server->Get(".*", [this](const httplib::Request& request, httplib::Response& response) {
         handle(request, response);
     });
@@ -428,6 +436,7 @@ void HttpServer::start() {
     } else if (!server->bind_to_port("127.0.0.1", port_)) {
         throw std::runtime_error("test HTTP server: cannot bind port " + std::to_string(port_));
     }
+    if (*listen_fd >= 0) ::listen(*listen_fd, SOMAXCONN);
     // The socket is bound and listening already, so clients can connect before accept() runs.
     httplib::Server* raw = server.get();
     listener_finished_ = std::make_shared<std::atomic<bool>>(false);

@@ -31,11 +31,12 @@ struct Receipt {
 };
 
 struct SyncPlan {
-    std::vector<const lock::LockedPackage*> install;      // not in the prefix
-    std::vector<const lock::LockedPackage*> reinstall;    // another version or another wheel
+    // Copies, not pointers: a plan outlives the lockfile it was made from.
+    std::vector<lock::LockedPackage> install;  // not in the prefix
+    std::vector<lock::LockedPackage> reinstall;  // another version or another wheel
     std::vector<install::InstalledDistribution> remove;   // not in the target (sync only)
     std::vector<std::string> keep;                        // names
-    std::vector<const lock::LockedPackage*> unbuildable;  // source nodes: need a build
+    std::vector<lock::LockedPackage> unbuildable;         // source nodes: need a build
     bool empty() const { return install.empty() && reinstall.empty() && remove.empty(); }
     nlohmann::json to_json() const;
     std::string describe() const;  // one line per action, for --dry-run

@@ -33,6 +33,14 @@ class WheelError : public util::Error {
 // the file. For cache::Cache::ensure_unpacked.
 void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::path& destination);
 
+// Zip-bomb and entry-count caps for unpack_wheel (counted on the bytes actually written).
+struct UnpackLimits {
+    std::uint64_t max_total_bytes = 16ull << 30;
+    std::uint64_t max_entries = 500'000;
+};
+void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::path& destination,
+                  const UnpackLimits& limits);
+
 struct WheelInstallRequest {
     std::filesystem::path unpacked;  // the verified tree
     std::string name;                // normalised distribution name
@@ -40,6 +48,7 @@ struct WheelInstallRequest {
     bool requested = false;                 // writes REQUESTED
     std::optional<std::string> direct_url;  // direct_url.json content for URL/VCS installs
     LinkMode link_mode = LinkMode::automatic;
+    std::string label;  // names the wheel in errors (its filename); default "<name>-<version>"
 };
 
 struct InstalledFile {
@@ -49,7 +58,7 @@ struct InstalledFile {
 };
 
 struct WheelInstallResult {
-    std::filesystem::path dist_info;  // the installed .dist-info folder
+    std::filesystem::path dist_info;   // the installed .dist-info folder
     std::vector<InstalledFile> files;  // what RECORD now lists
     LinkMode used = LinkMode::copy;    // what linking settled on
 };

@@ -18,7 +18,9 @@ struct ShimFile {
     bool executable = false;
 };
 
-// Every shim for `prefix` (its scripts folder and site-packages relative to the prefix).
+// Every shim for `prefix` (its scripts folder and site-packages relative to the prefix; either may
+// be given absolute or relative). POSIX prefixes get the three scripts; Windows prefixes get the
+// two scripts and the site-packages pair (aitk_env_dll_paths.pth + _aitk_env_dll_paths.py).
 std::vector<ShimFile> render_shims(const PrefixEnvironment& prefix,
                                    const std::filesystem::path& site_packages);
 

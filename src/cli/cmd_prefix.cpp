@@ -1,0 +1,187 @@
+// The verbs on an existing prefix: `sync`, `verify`, `list`, `run`.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "aitk/app/cache.hpp"
+#include "aitk/app/prefix.hpp"
+#include "aitk/app/progress.hpp"
+#include "aitk/app/sync.hpp"
+#include "aitk/fs/file.hpp"
+#include "aitk/util/error.hpp"
+#include "commands.hpp"
+
+namespace aitk::cli {
+namespace {
+
+constexpr bool host_is_windows =
+#ifdef _WIN32
+    true;
+#else
+    false;
+#endif
+
+}  // namespace
+
+Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
+    struct Args {
+        std::string lock, prefix = ".venv", target, link_mode = "auto";
+        bool dry_run = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
+    sync->add_option("-l,--lock", a->lock, "Lockfile")->required();
+    sync->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
+    sync->add_option("--target", a->target,
+                     "Lock target (default: the one the prefix was set up for)");
+    sync->add_option("--link-mode", a->link_mode, "auto, reflink, hardlink or copy")
+        ->check(CLI::IsMember({"auto", "reflink", "hardlink", "copy"}));
+    sync->add_flag("--dry-run", a->dry_run, "Print the plan; change nothing");
+    Command command;
+    command.app = sync;
+    command.run = [a, &globals]() -> int {
+        auto layout = app::open_prefix(a->prefix, host_is_windows);
+        auto parsed = lock::parse_lockfile(fs::read_file(a->lock), a->lock);
+        if (!parsed) throw parsed.error().to_error();
+        std::string id = a->target;
+        if (id.empty()) {
+            if (auto own = app::read_prefix_lock(layout)) id = own->target;
+        }
+        const auto* target = parsed->find_target(id);
+        if (!target && id.empty() && parsed->targets.size() == 1) target = &parsed->targets[0];
+        if (!target) {
+            throw util::InputError("the lockfile has no target '" + id + "'",
+                                   "pass --target OS-ARCH-BACKEND");
+        }
+        app::SyncRequest request;
+        request.lock = &*parsed;
+        request.target = target;
+        request.layout = layout;
+        auto env = util::current_environment();
+        request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
+        request.network.concurrency = globals.concurrency;
+        if (!globals.cert.empty()) request.network.cert = globals.cert;
+        request.network.offline = globals.offline;
+        request.link_mode = *install::parse_link_mode(a->link_mode);
+        request.dry_run = a->dry_run;
+        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0,
+                                                globals.verbosity < 0, globals.no_progress);
+        app::DownloadProgress progress(std::cerr, style, 0, 0);
+        request.observer = &progress;
+        auto outcome = app::sync_prefix(request);
+        if (progress.transfers() > 0) progress.finish();
+        if (globals.json) {
+            std::cout << outcome.to_json().dump(2) << "\n";
+        } else if (a->dry_run || globals.verbosity >= 0) {
+            std::cerr << outcome.plan.describe();
+        }
+        return 0;
+    };
+    return command;
+}
+
+Command add_verify_command(CLI::App& app, GlobalOptions& globals) {
+    struct Args {
+        std::string lock, prefix = ".venv", target;
+    };
+    auto a = std::make_shared<Args>();
+    auto* verify = app.add_subcommand("verify", "Compare the prefix with its lock and RECORD hashes");
+    verify->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
+    verify->add_option("-l,--lock", a->lock, "Lockfile (default: the prefix's own copy)");
+    verify->add_option("--target", a->target, "Lock target (default: the prefix's)");
+    verify->footer("Exit codes: 0 clean, 2 bad input, 4 drift found.");
+    Command command;
+    command.app = verify;
+    command.run = [a, &globals]() -> int {
+        auto layout = app::open_prefix(a->prefix, host_is_windows);
+        std::optional<lock::Lockfile> lockfile;
+        if (!a->lock.empty()) {
+            auto parsed = lock::parse_lockfile(fs::read_file(a->lock), a->lock);
+            if (!parsed) throw parsed.error().to_error();
+            lockfile = std::move(*parsed);
+        }
+        auto report = app::verify_prefix(layout, lockfile, a->target);
+        if (globals.json) {
+            std::cout << report.to_json().dump(2) << "\n";
+        } else {
+            std::cout << report.text();
+        }
+        return report.clean() ? 0 : static_cast<int>(util::ExitCode::drift);
+    };
+    return command;
+}
+
+Command add_list_command(CLI::App& app, GlobalOptions& globals) {
+    auto prefix = std::make_shared<std::string>(".venv");
+    auto* list = app.add_subcommand("list", "Installed distributions");
+    list->add_option("-p,--prefix", *prefix, "Prefix (default .venv)");
+    Command command;
+    command.app = list;
+    command.run = [prefix, &globals]() -> int {
+        auto layout = app::open_prefix(*prefix, host_is_windows);
+        auto dists = install::installed_distributions(layout);
+        if (globals.json) {
+            std::cout << app::list_json(dists).dump(2) << "\n";
+        } else {
+            std::cout << app::list_text(dists);
+        }
+        return 0;
+    };
+    return command;
+}
+
+Command add_run_command(CLI::App& app, GlobalOptions& /*globals*/) {
+    struct Args {
+        std::string prefix = ".venv";
+        std::vector<std::string> command;
+    };
+    auto a = std::make_shared<Args>();
+    auto* run = app.add_subcommand("run", "Run a command in the prefix's environment (as the shims do)");
+    run->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
+    run->add_option("command", a->command, "Command and its arguments (after --)")->required();
+    run->prefix_command();
+    Command command;
+    command.app = run;
+    command.run = [a]() -> int {
+        auto layout = app::open_prefix(a->prefix, host_is_windows);
+        auto env = app::run_environment(layout, util::current_environment());
+        auto path = util::environment_lookup(env, "PATH").value_or("");
+        auto program = util::find_program(a->command[0], path, host_is_windows);
+        if (!program) {
+            throw util::Error(util::ExitCode::failure,
+                              a->command[0] + ": not found in the prefix or on PATH");
+        }
+#ifdef _WIN32
+        util::ProcessRequest request;
+        request.argv = a->command;
+        request.argv[0] = program->string();
+        request.environment = env;
+        request.timeout = std::chrono::hours(24 * 365);
+        auto result = util::run_process(request);
+        if (!result) throw util::Error(util::ExitCode::failure, result.error().message);
+        std::cout << result->out;
+        std::cerr << result->err;
+        return result->exit_code;
+#else
+        std::vector<std::string> env_strings;
+        for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+        std::vector<char*> argv, envp;
+        std::string exe = program->string();
+        for (auto& arg : a->command) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        for (auto& e : env_strings) envp.push_back(e.data());
+        envp.push_back(nullptr);
+        std::cout.flush();
+        ::execve(exe.c_str(), argv.data(), envp.data());
+        throw util::Error(util::ExitCode::failure,
+                          "cannot run " + exe + ": " + std::strerror(errno));
+#endif
+    };
+    return command;
+}
+
+}  // namespace aitk::cli
