@@ -21,19 +21,21 @@ bool pinned_by_index(const LockedIndex* index, const std::string& version) {
     return index != nullptr && index->kind != "find-links" && !version.empty();
 }
 
-// The activated extras go on the pinned line: pip 23 otherwise reads a dependency's
-// `lib[fast]>=1` as a second, unpinned requirement and refuses it in hash-checking mode.
-std::string by_version(const LockedPackage& package, const std::string& sha256) {
-    std::string name = package.name;
+// With activated extras, the package is pinned twice: plain and with its extras. pip 23 reads
+// a dependency's `lib[fast]>=1` and a plain `lib` as separate requirements and refuses either
+// one unpinned in hash-checking mode.
+void add_by_version(std::vector<std::string>& lines, const LockedPackage& package,
+                    const std::string& sha256) {
+    const std::string pin = "==" + package.version + " --hash=sha256:" + sha256;
+    lines.push_back(package.name + pin);
     if (!package.extras.empty()) {
-        name += '[';
+        std::string name = package.name + '[';
         for (std::size_t i = 0; i < package.extras.size(); ++i) {
             if (i != 0) name += ',';
             name += package.extras[i];
         }
-        name += ']';
+        lines.push_back(name + ']' + pin);
     }
-    return name + "==" + package.version + " --hash=sha256:" + sha256;
 }
 
 std::string by_url(const LockedPackage& package, std::string_view url, const std::string& sha256,
@@ -66,7 +68,7 @@ PipSection pip_section(const Lockfile& lock, const LockedTarget& target) {
         if (package->wheel) {
             const LockedFile& wheel = *package->wheel;
             if (pinned_by_index(index, package->version)) {
-                requirements.push_back(by_version(*package, wheel.sha256));
+                add_by_version(requirements, *package, wheel.sha256);
                 use(index);
             } else {
                 requirements.push_back(by_url(*package, wheel.url, wheel.sha256));
@@ -84,7 +86,7 @@ PipSection pip_section(const Lockfile& lock, const LockedTarget& target) {
         const LockedSource& source = *package->source;
         if (source.kind == "sdist" && source.subdirectory.empty() &&
             pinned_by_index(index, package->version)) {
-            requirements.push_back(by_version(*package, source.sha256));
+            add_by_version(requirements, *package, source.sha256);
             use(index);
         } else {
             requirements.push_back(

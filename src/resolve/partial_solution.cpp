@@ -70,17 +70,6 @@ std::optional<std::uint32_t> PartialSolution::decision_level(PackageId package) 
     return std::nullopt;
 }
 
-std::optional<Term> PartialSolution::known_below(PackageId package, std::uint32_t level) const {
-    std::optional<Term> out;
-    if (package >= states_.size()) return out;
-    for (auto position : states_[package].positions) {
-        const Assignment& a = assignments_[position];
-        if (a.level >= level) break;  // levels only grow along the list
-        out = out ? out->intersect(a.term) : a.term;
-    }
-    return out;
-}
-
 Relation PartialSolution::relation(const Term& term) const noexcept {
     if (const Term* known = accumulated(term.package)) return known->relation(term);
     // Nothing is known: only a term that always (or never) holds is decided.

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -45,8 +46,11 @@ class PartialSolution {
     std::vector<std::pair<PackageId, std::size_t>> decisions_above(std::uint32_t level) const;
     // The level of the package's decision, if it has one.
     std::optional<std::uint32_t> decision_level(PackageId package) const;
-    // The intersection of the package's assignments below `level`; null when none.
-    std::optional<Term> known_below(PackageId package, std::uint32_t level) const;
+    // The package's assignments, as positions for at(), oldest first.
+    std::span<const std::uint32_t> positions(PackageId package) const noexcept {
+        if (package >= states_.size()) return {};
+        return states_[package].positions;
+    }
     // How the partial solution relates to `term`.
     Relation relation(const Term& term) const noexcept;
 

@@ -424,10 +424,9 @@ bool Solver::conflicting(PackageId package, const Incompatibility& incompatibili
 }
 
 // How to make room for the version whose `dependencies` these are: every conflict must come
-// from another package's decision, and what is left of that package's requirements below its
-// decision must leave room for the new one (else pip finds no candidate either and moves on
-// to an older version, as PubGrub does). A package is displaced a few times at most, so this
-// never loops.
+// from another package's decision, and that package's other requirements must leave room for
+// the new one (else pip finds no candidate either and moves on to an older version, as PubGrub
+// does). A package is displaced a few times at most, so this never loops.
 std::optional<Solver::RePin> Solver::repin_plan(
     const std::vector<IncompatibilityId>& dependencies) {
     constexpr std::size_t max_displacements = 8;
@@ -448,8 +447,20 @@ std::optional<Solver::RePin> Solver::repin_plan(
         plan.level = plan.displaced.size() == 1 ? *level : std::min(plan.level, *level);
     }
     if (wanted.empty()) return std::nullopt;
+    // pip's test: the requirements of every pin that stays, with the new one, still leave a
+    // candidate. Here: the package's derivations, less its decision and what the displaced
+    // decisions implied (an extra's tie to its package).
     for (const Term* needed : wanted) {
-        auto left = solution_.known_below(needed->package, plan.level);
+        std::optional<Term> left;
+        for (auto position : solution_.positions(needed->package)) {
+            const Assignment& a = solution_.at(position);
+            if (a.is_decision()) continue;
+            const Incompatibility& cause = incompatibilities_[*a.cause];
+            if (cause.cause == Cause::dependency && plan.displaced.count(cause.terms[0].package)) {
+                continue;
+            }
+            left = left ? left->intersect(a.term) : a.term;
+        }
         if (left && left->relation(*needed) == Relation::satisfied) return std::nullopt;
     }
     for (PackageId id : plan.displaced)

@@ -33,18 +33,20 @@ TEST(PipSection, IndexesInLockOrderThenOneLinePerPackageByName) {
     EXPECT_EQ(section.left_out, std::vector<std::string>{"toolkit-extras"});
 }
 
-// pip 23 reads a dependency's `lib[fast]>=1` as a separate, unpinned requirement unless the
-// pinned line names the extras too (found by the generated pip comparison, seed 44).
-TEST(PipSection, APinnedLineCarriesTheActivatedExtras) {
+// pip 23 reads a dependency's `lib[fast]>=1` and a plain `lib` as separate requirements: both
+// must be pinned (found by the generated pip comparison, seeds 27 and 44).
+TEST(PipSection, APackageWithExtrasIsPinnedPlainAndWithItsExtras) {
     Lockfile lock = test::rich_lockfile();
     LockedTarget target = *lock.find_target("linux-x86_64-cu130");
     for (auto& package : target.packages) {
         if (package.name == "sympy") package.extras = {"dev", "fast"};
     }
     const PipSection section = pip_section(lock, target);
-    EXPECT_NE(std::find(section.lines.begin(), section.lines.end(),
-                        "sympy[dev,fast]==1.10 --hash=sha256:" + hex64('f')),
-              section.lines.end());
+    auto plain = std::find(section.lines.begin(), section.lines.end(),
+                           "sympy==1.10 --hash=sha256:" + hex64('f'));
+    ASSERT_NE(plain, section.lines.end());
+    ASSERT_NE(plain + 1, section.lines.end());
+    EXPECT_EQ(*(plain + 1), "sympy[dev,fast]==1.10 --hash=sha256:" + hex64('f'));
 }
 
 TEST(PipSection, OtherTargetUsesItsOwnIndexes) {

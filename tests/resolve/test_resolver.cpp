@@ -133,6 +133,10 @@ TEST(Resolver, RePinsAnEarlierChoiceAsPipDoes) {
     u.add("tool", "1.0").add("tool", "2.0", {"core<2"});
     EXPECT_EQ(pins(resolve(u, roots({"core", "lib"}), options())),
               (V{"core==1.0", "lib==1.0", "tool==2.0"}));
+    // Not when a choice made since needs the earlier one where it is (needy needs core>=2).
+    u.add("needy", "1.0", {"core>=2"}).add("app", "1.0", {"tool"});
+    EXPECT_EQ(pins(resolve(u, roots({"core", "needy", "app"}), options())),
+              (V{"app==1.0", "core==2.0", "needy==1.0", "tool==1.0"}));
     // Also through an extra, whose tie to its package moves along.
     MemorySource t;
     t.add("lib", "1.0", {"core[docs]"}).add("app", "1.0", {"tool"});
