@@ -1,4 +1,5 @@
 #include "requirements_entry.hpp"
+#include "url_fragment.hpp"
 
 #include <array>
 #include <system_error>
@@ -86,20 +87,6 @@ std::string percent_decode(std::string_view text) {
         out += text[i];
     }
     return out;
-}
-
-// The value of "key=" in a URL, found as pip's regex "[#&]key=([^&]*)" finds it.
-std::optional<std::string_view> fragment_value(std::string_view url, std::string_view key) {
-    for (std::size_t i = url.find_first_of("#&"); i != std::string_view::npos;
-         i = url.find_first_of("#&", i + 1)) {
-        std::string_view rest = url.substr(i + 1);
-        if (rest.size() > key.size() && rest.substr(0, key.size()) == key &&
-            rest[key.size()] == '=') {
-            rest.remove_prefix(key.size() + 1);
-            return rest.substr(0, rest.find('&'));
-        }
-    }
-    return std::nullopt;
 }
 
 // The last path segment of a URL, percent-decoded (pip's Link.filename).

@@ -7,6 +7,7 @@
 #include "aitk/pep/requirement.hpp"
 #include "aitk/project/requirements_file.hpp"
 #include "aitk/util/strings.hpp"
+#include "url_fragment.hpp"
 
 namespace aitk::project {
 namespace {
@@ -33,20 +34,6 @@ std::string transports_of(const VcsSchemes& schemes) {
         out += std::string(schemes.vcs) + "+" + std::string(t);
     }
     return out;
-}
-
-// The value of "key=" in the fragment, found as pip's regex "[#&]key=([^&]*)" finds it.
-std::optional<std::string_view> fragment_value(std::string_view url, std::string_view key) {
-    for (std::size_t i = url.find_first_of("#&"); i != std::string_view::npos;
-         i = url.find_first_of("#&", i + 1)) {
-        std::string_view rest = url.substr(i + 1);
-        if (rest.size() > key.size() && rest.substr(0, key.size()) == key &&
-            rest[key.size()] == '=') {
-            rest.remove_prefix(key.size() + 1);
-            return rest.substr(0, rest.find('&'));
-        }
-    }
-    return std::nullopt;
 }
 
 bool is_hex(char c) {
@@ -136,7 +123,7 @@ util::Expected<std::optional<VcsReference>, std::string> parse_vcs_url(std::stri
     }
     ref.url = transport + "://" + std::string(netloc) + std::string(path) + std::string(query);
 
-    if (auto egg = fragment_value(fragment, "egg")) {
+    if (auto egg = detail::fragment_value(fragment, "egg")) {
         // An egg fragment names the project, optionally with extras ("name[extra]").
         auto parsed = pep::Requirement::parse(*egg);
         if (!parsed || !parsed->specifier().empty() || parsed->url() || parsed->marker()) {
@@ -147,7 +134,7 @@ util::Expected<std::optional<VcsReference>, std::string> parse_vcs_url(std::stri
         }
         ref.egg_name = pep::canonicalize_name(parsed->name());
     }
-    if (auto subdirectory = fragment_value(fragment, "subdirectory")) {
+    if (auto subdirectory = detail::fragment_value(fragment, "subdirectory")) {
         ref.subdirectory = std::string(*subdirectory);
     }
     return std::optional<VcsReference>{std::move(ref)};
