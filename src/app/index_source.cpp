@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aitk/pep/name.hpp"
+#include "aitk/project/requirements_file.hpp"
 #include "aitk/pep/specifier.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
@@ -232,8 +233,7 @@ void IndexPackageSource::prefetch(std::span<const pep::Requirement> upcoming) {
 resolve::DirectResult IndexPackageSource::direct(const std::string& name, const std::string& url) {
     std::string_view plain = url;
     if (auto hash = plain.find('#'); hash != std::string_view::npos) plain = plain.substr(0, hash);
-    if (url.find('+') != std::string::npos && url.find("://") != std::string::npos &&
-        url.find('+') < url.find("://")) {
+    if (auto vcs = project::parse_vcs_url(url); vcs && *vcs) {
         // git+https://…: the version and dependencies are known once it is built.
         notes_.push_back(name + " comes from " + util::redact_url(url) +
                          "; its version and dependencies are read when it is built");
