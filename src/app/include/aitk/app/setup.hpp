@@ -23,6 +23,7 @@ struct SetupRequest {
     install::LinkMode link_mode = install::LinkMode::automatic;
     bool dry_run = false;
     bool smoke_test = true;
+    bool compile_bytecode = false;
     IndexSettings indexes;
     NetworkSettings network;
     std::filesystem::path cache_root;

@@ -60,6 +60,7 @@ struct SyncRequest {
     install::LinkMode link_mode = install::LinkMode::automatic;
     bool remove_extraneous = true;
     bool dry_run = false;
+    bool compile_bytecode = false;  // compileall on the installed .py files after commit
     std::size_t jobs = 0;  // unpack/install threads; 0: one per core, at least 2
 };
 

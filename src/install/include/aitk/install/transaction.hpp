@@ -1,0 +1,79 @@
+#pragma once
+// Changing a prefix so that a crash (SIGINT, SIGKILL, power loss) at any instant leaves it
+// recoverable to exactly the old or exactly the new state.
+//
+// Everything lives in <state>/txn/ (same filesystem as the prefix, so renames are atomic):
+//   journal.json  phase + every move the commit makes, written atomically and fsynced
+//   staging/      new files, laid out like the prefix (install_wheel writes into staging())
+//   trash/        replaced and removed files, deleted only once the commit is complete
+//
+// Phases: no journal or "staging" → an interrupted run is rolled back (staging deleted, the
+// prefix was never touched); "committing" → rolled forward (every step is idempotent: a staged
+// file still in staging/ is moved into place, a file to remove still in place goes to trash/);
+// "committed" → only the trash and staging are deleted.
+//
+// One exclusive lock (<state>/lock) is held for the transaction's life, so two aitk-env
+// processes never change one prefix at once.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aitk/fs/lock.hpp"
+#include "aitk/install/installed.hpp"
+#include "aitk/install/layout.hpp"
+
+namespace aitk::install {
+
+enum class RecoveryOutcome { nothing, rolled_back, rolled_forward };
+
+// Test seam: called after each durable step ("journal", "move", "trash", "committed", ...) so
+// a test can kill the process at every point of a commit. Never set in production.
+using TransactionStepHook = std::function<void(std::string_view step)>;
+
+// Finishes or undoes what an interrupted transaction left in `layout`; the caller holds the
+// prefix lock (PrefixTransaction::begin does both). Throws util::Error naming the journal when
+// it is unreadable (the message says how to recover by hand).
+RecoveryOutcome recover_prefix(const PrefixLayout& layout);
+
+class PrefixTransaction {
+  public:
+    // Takes the prefix lock (blocking; `on_wait` is called once if another process holds it),
+    // recovers an interrupted transaction, and starts an empty staging area.
+    static PrefixTransaction begin(const PrefixLayout& layout,
+                                   const std::function<void()>& on_wait = {},
+                                   TransactionStepHook hook = {});
+
+    PrefixTransaction(PrefixTransaction&&) noexcept;
+    PrefixTransaction& operator=(PrefixTransaction&&) noexcept;
+    ~PrefixTransaction();  // without commit(): staging discarded, the prefix untouched
+
+    // What the last recovery (inside begin) did.
+    RecoveryOutcome recovered() const;
+
+    // The real layout with every folder rebased under staging/; `python` is still the real
+    // interpreter, so shebangs and script wrappers name the final path. RECORD paths are
+    // relative, so they are right once the files are moved into place.
+    const PrefixLayout& staging() const;
+
+    // Every file of `dist` (its RECORD, the .dist-info folder, the __pycache__ entries of its
+    // .py files) leaves the prefix at commit, unless a staged file takes its place.
+    void remove(const InstalledDistribution& dist);
+
+    // A whole file (receipt, lock copy) written to `destination` (absolute, inside the prefix)
+    // at commit.
+    void stage_file(const std::filesystem::path& destination, std::string_view content);
+
+    // Journal → moves → "committed" → trash and staging deleted. Throws util::Error on an I/O
+    // failure; the journal then lets the next run finish the commit.
+    void commit();
+
+  private:
+    struct State;
+    explicit PrefixTransaction(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace aitk::install
