@@ -4,6 +4,7 @@
 
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/fs/file.hpp"
+#include "aitk/fs/temp.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/python/venv.hpp"
@@ -64,6 +65,15 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
                         " (no CPython " + wanted + " on this machine)");
     }
     return ensured.interpreter;
+}
+
+// Where run_lock writes the lock when no output is given (lockfiles/<input name>.lock.yml under
+// the project folder or the working directory).
+std::filesystem::path default_lock_path(const SetupRequest& request) {
+    auto input = load_project_input(request.input, request.cwd, request.environment);
+    auto base = request.input.project_dir ? absolute_from(request.cwd, *request.input.project_dir)
+                                          : request.cwd;
+    return base / "lockfiles" / (input.name + ".lock.yml");
 }
 
 std::string smoke_script() {
@@ -155,8 +165,21 @@ SetupOutcome run_setup(const SetupRequest& request) {
         lock_request.environment = request.environment;
         lock_request.host_target = request.host.id;
         lock_request.observer = request.observer;
+        // --dry-run resolves as a real setup would (keeping the existing lock's pins) but writes
+        // the lock into a scratch folder: the project's lockfiles/ stays as it was.
+        std::optional<fs::TempDir> scratch;
+        std::optional<std::filesystem::path> would_write;
+        if (request.dry_run) {
+            would_write = default_lock_path(request);
+            scratch.emplace(fs::TempDir::create("aitk-setup-dry-run"));
+            lock_request.output = scratch->path() / would_write->filename();
+            std::error_code ec;
+            if (std::filesystem::exists(*would_write, ec)) {
+                std::filesystem::copy_file(*would_write, *lock_request.output);
+            }
+        }
         auto locked = run_lock(lock_request);
-        outcome.lockfile = locked.path;
+        outcome.lockfile = would_write ? *would_write : locked.path;
         outcome.notes = locked.notes;
         lockfile = std::move(locked.lockfile);
     }
@@ -186,6 +209,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
     sync.link_mode = request.link_mode;
     sync.remove_extraneous = true;
     sync.dry_run = request.dry_run;
+    sync.compile_bytecode = request.compile_bytecode;
     outcome.sync = sync_prefix(sync);
     for (const auto& p : outcome.sync.plan.unbuildable) {
         outcome.notes.push_back(p.name + " is not installed: it comes from " +

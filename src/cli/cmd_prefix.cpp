@@ -30,7 +30,7 @@ constexpr bool host_is_windows =
 Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
         std::string lock, prefix = ".venv", target, link_mode = "auto";
-        bool dry_run = false;
+        bool dry_run = false, compile_bytecode = false;
     };
     auto a = std::make_shared<Args>();
     auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
@@ -41,6 +41,9 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     sync->add_option("--link-mode", a->link_mode, "auto, reflink, hardlink or copy")
         ->check(CLI::IsMember({"auto", "reflink", "hardlink", "copy"}));
     sync->add_flag("--dry-run", a->dry_run, "Print the plan; change nothing");
+    sync->add_flag("--compile-bytecode", a->compile_bytecode,
+                   "Compile the installed .py files to .pyc (faster first import)")
+        ->envname("AITK_ENV_COMPILE_BYTECODE");
     Command command;
     command.app = sync;
     command.run = [a, &globals]() -> int {
@@ -68,6 +71,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         request.network.offline = globals.offline;
         request.link_mode = *install::parse_link_mode(a->link_mode);
         request.dry_run = a->dry_run;
+        request.compile_bytecode = a->compile_bytecode;
         auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0,
                                                 globals.verbosity < 0, globals.no_progress);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
@@ -76,7 +80,9 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         if (progress.transfers() > 0) progress.finish();
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";
-        } else if (a->dry_run || globals.verbosity >= 0) {
+        } else if (a->dry_run) {
+            std::cout << outcome.plan.describe();  // the plan is the result, as for setup
+        } else if (globals.verbosity >= 0) {
             std::cerr << outcome.plan.describe();
         }
         return 0;

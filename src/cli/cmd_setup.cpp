@@ -19,7 +19,8 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         std::string manifest, lock, requirements, env_file, bundle, project, prefix = ".venv",
                                                                      backend = "auto", python,
                                                                      link_mode = "auto";
-        bool dry_run = false, no_smoke_test = false, skip_unmapped = false;
+        bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
+             compile_bytecode = false;
     };
     auto args = std::make_shared<Args>();
     auto* setup = app.add_subcommand("setup", "From nothing to a working prefix with shims");
@@ -41,6 +42,10 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         ->check(CLI::IsMember({"auto", "reflink", "hardlink", "copy"}));
     setup->add_flag("--dry-run", args->dry_run, "Print the plan; change nothing");
     setup->add_flag("--no-smoke-test", args->no_smoke_test, "Skip the import check at the end");
+    setup
+        ->add_flag("--compile-bytecode", args->compile_bytecode,
+                   "Compile the installed .py files to .pyc (faster first import)")
+        ->envname("AITK_ENV_COMPILE_BYTECODE");
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -70,6 +75,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.link_mode = *install::parse_link_mode(args->link_mode);
         request.dry_run = args->dry_run;
         request.smoke_test = !args->no_smoke_test;
+        request.compile_bytecode = args->compile_bytecode;
         if (!globals.index_url.empty()) request.indexes.index_url = globals.index_url;
         request.indexes.extra_index_urls = globals.extra_index_urls;
         request.indexes.find_links = globals.find_links;
