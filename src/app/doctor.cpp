@@ -7,6 +7,7 @@
 
 #include "aitk/fs/file.hpp"
 #include "aitk/pep/version.hpp"
+#include "aitk/platform/gpu_models.hpp"
 #include "aitk/platform/json.hpp"
 #include "aitk/platform/libcuda.hpp"
 #include "aitk/platform/overrides.hpp"
@@ -48,7 +49,12 @@ double mib_to_gib(std::uint64_t mib) {
 std::string gpu_summary(const platform::GpuDevice& g) {
     std::string s = g.name.empty() ? std::string(platform::vendor_name(g.vendor)) + " GPU" : g.name;
     std::vector<std::string> details;
-    if (g.compute_capability) details.push_back(g.compute_capability->sm());
+    if (g.compute_capability) {
+        details.push_back(g.compute_capability->sm() +
+                          (g.compute_capability_source == platform::CapabilitySource::reported
+                               ? ""
+                               : " from the model name"));
+    }
     if (!g.gfx_target.empty() && g.name.find(g.gfx_target) == std::string::npos)
         details.push_back(g.gfx_target);
     if (g.memory_mib) details.push_back(format_gib(mib_to_gib(*g.memory_mib)));
@@ -104,6 +110,9 @@ platform::HardwareProbe probe(const DoctorOptions& options, const platform::Host
         if (!options.refresh) {
             if (auto cached = platform::load_cached_probe(file, key)) {
                 from_cache = true;
+                // The cache keeps only what the probes said (see the store below).
+                if (const auto& models = platform::builtin_gpu_models())
+                    platform::infer_compute_capabilities(*cached, *models);
                 return std::move(*cached);
             }
         }
@@ -113,7 +122,13 @@ platform::HardwareProbe probe(const DoctorOptions& options, const platform::Host
     bool complete = std::none_of(result.attempts.begin(), result.attempts.end(), [](const auto& a) {
         return a.outcome == platform::AttemptOutcome::timed_out;
     });
-    if (!file.empty() && complete) platform::store_cached_probe(file, key, result);
+    if (!file.empty() && complete) {
+        // The cache's JSON does not say where a capability came from: a looked-up one would
+        // come back as if a probe had reported it.
+        platform::HardwareProbe reported = result;
+        platform::forget_inferred_capabilities(reported);
+        platform::store_cached_probe(file, key, reported);
+    }
     return result;
 }
 
@@ -441,8 +456,16 @@ int DoctorReport::exit_code() const {
 json DoctorReport::to_json() const {
     json j = platform::to_json(host);
     json gpus = json::array();
-    for (const auto& g : hardware.gpus)
-        gpus.push_back(platform::to_json(g));
+    for (const auto& g : hardware.gpus) {
+        json gpu = platform::to_json(g);
+        // Present only for a capability looked up by the GPU's name, not reported by a probe.
+        if (g.compute_capability &&
+            g.compute_capability_source != platform::CapabilitySource::reported) {
+            gpu["compute_capability_source"] =
+                platform::capability_source_name(g.compute_capability_source);
+        }
+        gpus.push_back(std::move(gpu));
+    }
     j["gpus"] = std::move(gpus);
     j["nvidia"] = platform::to_json(hardware.nvidia);
     j["torch"] = torch_version;

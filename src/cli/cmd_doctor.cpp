@@ -130,7 +130,12 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
         const auto& g = r.hardware.gpus[i];
         std::vector<std::string> parts{std::string(platform::vendor_name(g.vendor))};
         if (!g.name.empty()) parts.push_back(g.name);
-        if (g.compute_capability) parts.push_back(g.compute_capability->sm());
+        if (g.compute_capability) {
+            std::string sm = g.compute_capability->sm();
+            if (g.compute_capability_source != platform::CapabilitySource::reported)
+                sm += " (from the model name)";
+            parts.push_back(sm);
+        }
         if (!g.gfx_target.empty() && g.name.find(g.gfx_target) == std::string::npos)
             parts.push_back(g.gfx_target);
         if (g.memory_mib) parts.push_back(std::to_string(*g.memory_mib) + " MiB");
@@ -195,7 +200,9 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
     doctor->footer(
         "Output: a report on stdout, or with --json the object of CLI-CONTRACT.md (os, arch, libc, "
         "memory_gib, "
-        "gpus, nvidia, backends, backend, reason, pythons, checks).\n"
+        "gpus, nvidia, backends, backend, reason, pythons, checks). A compute capability no probe "
+        "could report is looked up by the GPU's name: the report says \"from the model name\", "
+        "the JSON adds \"compute_capability_source\": \"model-name-table\" to that GPU.\n"
         "Exit codes: 0 no check failed, 1 a check failed, 2 bad input (manifest, --backend, an "
         "override "
         "variable), 3 no backend this machine can run (see the fix in the report).\n"

@@ -29,8 +29,11 @@ namespace {
 std::string gpu_label(std::size_t index, const GpuDevice& gpu) {
     std::string label = "GPU " + std::to_string(index) + " (";
     if (!gpu.name.empty()) label += gpu.name + ", ";
-    label += gpu.compute_capability ? gpu.compute_capability->sm()
-                                    : std::string("compute capability unknown");
+    if (!gpu.compute_capability) return label + "compute capability unknown)";
+    label += gpu.compute_capability->sm();
+    // A capability looked up by name is a guess about the card: the reason says so.
+    if (gpu.compute_capability_source == CapabilitySource::model_name_table)
+        label += " from the model name";
     return label + ")";
 }
 
@@ -50,6 +53,8 @@ CoverageReport check_coverage(const std::vector<GpuDevice>& nvidia_gpus, std::st
             report.all_covered = false;
             std::string what = gpu.compute_capability->sm() + " (GPU " + std::to_string(i);
             if (!gpu.name.empty()) what += ", " + gpu.name;
+            if (gpu.compute_capability_source == CapabilitySource::model_name_table)
+                what += ", capability from the model name";
             report.uncovered.push_back(what + ")");
         }
     }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "aitk/platform/driver_files.hpp"
+#include "aitk/platform/gpu_models.hpp"
 #include "aitk/platform/libcuda.hpp"
 #include "aitk/platform/nvidia_smi.hpp"
 #include "aitk/platform/nvml.hpp"
@@ -243,6 +244,14 @@ HardwareProbe probe_hardware(const ProbeEnvironment& env, const HostInfo& host,
         }
     }
     probe.gpus = std::move(nvidia_gpus);
+    // What no source could say, the GPU's name may: the backend choice needs a capability to
+    // apply its architecture rules.
+    if (const auto& models = builtin_gpu_models()) {
+        infer_compute_capabilities(probe, *models);
+    } else {
+        probe.attempts.push_back(ProbeAttempt{std::string(kModelNameTableSource),
+                                              AttemptOutcome::failed, models.error().message});
+    }
 
     if (env.os == OsKind::linux_os) {
         auto amd = probe_amd_gpus(env);

@@ -210,6 +210,16 @@ Parsed<GpuVendor> parse_vendor_name(std::string_view text) {
     return parse_error("unknown GPU vendor \"" + std::string(text) + "\"", text);
 }
 
+std::string_view capability_source_name(CapabilitySource source) noexcept {
+    switch (source) {
+        case CapabilitySource::reported:
+            return "reported";
+        case CapabilitySource::model_name_table:
+            return "model-name-table";
+    }
+    return "reported";
+}
+
 std::string_view source_name(NvidiaSource source) noexcept {
     switch (source) {
         case NvidiaSource::override_env:

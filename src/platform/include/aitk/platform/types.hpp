@@ -80,6 +80,13 @@ enum class GpuVendor : std::uint8_t { nvidia, amd, intel, apple };
 std::string_view vendor_name(GpuVendor vendor) noexcept;  // "nvidia", "amd", "intel", "apple"
 Parsed<GpuVendor> parse_vendor_name(std::string_view text);
 
+// Where a GPU's compute capability came from: reported by the source that listed the GPU
+// (NVML, libcuda, nvidia-smi) or set by an override, or looked up by the GPU's name in
+// manifests/gpu-models.yaml because no source could say (gpu_models.hpp).
+enum class CapabilitySource : std::uint8_t { reported, model_name_table };
+// "reported", "model-name-table"
+std::string_view capability_source_name(CapabilitySource source) noexcept;
+
 struct GpuDevice {
     GpuVendor vendor = GpuVendor::nvidia;
     std::string name;                                     // "NVIDIA H200"; may be empty
@@ -88,6 +95,8 @@ struct GpuDevice {
     std::string gfx_target;                               // AMD only: "gfx1100"
     std::string pci_address;                              // "0000:01:00.0" where known
     bool integrated = false;                              // Intel iGPU, AMD APU
+    // Meaningful only when compute_capability is set.
+    CapabilitySource compute_capability_source = CapabilitySource::reported;
     friend bool operator==(const GpuDevice&, const GpuDevice&) = default;
 };
 
