@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <iostream>
 #include <mutex>
 #include <thread>
 
+#include "aitk/app/bytecode.hpp"
 #include "aitk/app/prefix.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/index/artifacts.hpp"
+#include "aitk/install/transaction.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
@@ -60,11 +63,14 @@ void parallel_for(std::size_t count, std::size_t jobs, const Task& task) {
 
 // Indexes of `trees` grouped so that wheels sharing a top-level name (a folder or module in
 // site-packages, or a .data subfolder) are in one group: a union-find over those names.
-std::vector<std::vector<std::size_t>> install_groups(const std::vector<std::filesystem::path>& trees) {
+std::vector<std::vector<std::size_t>> install_groups(
+    const std::vector<std::filesystem::path>& trees) {
     std::vector<std::size_t> parent(trees.size());
-    for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    for (std::size_t i = 0; i < parent.size(); ++i)
+        parent[i] = i;
     auto find = [&](std::size_t i) {
-        while (parent[i] != i) i = parent[i] = parent[parent[i]];
+        while (parent[i] != i)
+            i = parent[i] = parent[parent[i]];
         return i;
     };
     std::map<std::string, std::size_t> owner;
@@ -79,9 +85,11 @@ std::vector<std::vector<std::size_t>> install_groups(const std::vector<std::file
         }
     }
     std::map<std::size_t, std::vector<std::size_t>> by_root;
-    for (std::size_t i = 0; i < trees.size(); ++i) by_root[find(i)].push_back(i);
+    for (std::size_t i = 0; i < trees.size(); ++i)
+        by_root[find(i)].push_back(i);
     std::vector<std::vector<std::size_t>> groups;
-    for (auto& [root, members] : by_root) groups.push_back(std::move(members));
+    for (auto& [root, members] : by_root)
+        groups.push_back(std::move(members));
     return groups;
 }
 
@@ -104,11 +112,15 @@ std::optional<Receipt> Receipt::read(const std::filesystem::path& state_dir) {
     return r;
 }
 
-void Receipt::write(const std::filesystem::path& state_dir) const {
-    std::filesystem::create_directories(state_dir);
+std::string Receipt::text() const {
     nlohmann::json json = {
         {"target", target}, {"input_hash", input_hash}, {"wheel_sha256", wheel_sha256}};
-    fs::write_file_atomic(state_dir / receipt_file, json.dump(2) + "\n");
+    return json.dump(2) + "\n";
+}
+
+void Receipt::write(const std::filesystem::path& state_dir) const {
+    std::filesystem::create_directories(state_dir);
+    fs::write_file_atomic(state_dir / receipt_file, text());
 }
 
 namespace {
@@ -123,6 +135,34 @@ bool files_intact(const install::PrefixLayout& layout, const install::InstalledD
         if (ec || size != file.size) return false;
     }
     return true;
+}
+
+// A wheel locked by URL rather than from an index: pip records where it came from (PEP 610).
+bool is_direct_reference(const lock::LockedPackage& package) {
+    return package.index.empty() && package.wheel && !package.wheel->url.empty();
+}
+
+std::string direct_url_json(const lock::LockedFile& wheel) {
+    nlohmann::json json = {
+        {"url", wheel.url},
+        {"archive_info",
+         {{"hashes", {{"sha256", wheel.sha256}}}, {"hash", "sha256=" + wheel.sha256}}}};
+    return json.dump();
+}
+
+// Whether the prefix's lock copy already says `lock` and `target` (an unreadable copy does not).
+bool lock_copy_current(const install::PrefixLayout& layout, const lock::Lockfile& lock,
+                       const std::string& target) {
+    try {
+        auto own = read_prefix_lock(layout);
+        return own && own->target == target && own->lock == lock;
+    } catch (const util::Error&) {
+        return false;
+    }
+}
+
+std::filesystem::path from_record_path(const std::string& path) {
+    return std::filesystem::path(std::u8string(path.begin(), path.end()));
 }
 
 }  // namespace
@@ -169,8 +209,10 @@ SyncPlan plan_sync(const lock::LockedTarget& target,
 
 std::string SyncPlan::describe() const {
     std::string out;
-    for (const auto& p : install) out += "install    " + p.name + " " + p.version + "\n";
-    for (const auto& p : reinstall) out += "reinstall  " + p.name + " " + p.version + "\n";
+    for (const auto& p : install)
+        out += "install    " + p.name + " " + p.version + "\n";
+    for (const auto& p : reinstall)
+        out += "reinstall  " + p.name + " " + p.version + "\n";
     for (const auto& d : remove)
         out += "remove     " + d.name + " " + d.version + "\n";
     for (const auto& p : unbuildable) {
@@ -184,7 +226,8 @@ std::string SyncPlan::describe() const {
 nlohmann::json SyncPlan::to_json() const {
     auto names = [](const std::vector<lock::LockedPackage>& v) {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto& p : v) out.push_back({{"name", p.name}, {"version", p.version}});
+        for (const auto& p : v)
+            out.push_back({{"name", p.name}, {"version", p.version}});
         return out;
     };
     nlohmann::json removed = nlohmann::json::array();
@@ -209,16 +252,34 @@ nlohmann::json SyncOutcome::to_json() const {
 
 SyncOutcome sync_prefix(const SyncRequest& request) {
     const auto& target = *request.target;
+    const auto& layout = request.layout;
     SyncOutcome outcome;
-    auto installed = install::installed_distributions(request.layout);
-    auto receipt = Receipt::read(request.layout.state);
-    outcome.plan =
-        plan_sync(target, installed, receipt, request.remove_extraneous, &request.layout);
-    if (request.dry_run) return outcome;
+    if (request.dry_run) {
+        outcome.plan = plan_sync(target, install::installed_distributions(layout),
+                                 Receipt::read(layout.state), request.remove_extraneous, &layout);
+        return outcome;
+    }
+
+    // The prefix lock is held from planning to commit, and an interrupted earlier run is
+    // finished or undone first, so the plan is made from a whole prefix that nobody changes.
+    auto txn = install::PrefixTransaction::begin(layout, [&] {
+        const std::string message =
+            "waiting for another aitk-env using " + layout.prefix.string() + "...";
+        if (request.notice) {
+            request.notice(message);
+        } else {
+            std::cerr << message << std::endl;
+        }
+    });
+    auto installed = install::installed_distributions(layout);
+    auto receipt = Receipt::read(layout.state);
+    outcome.plan = plan_sync(target, installed, receipt, request.remove_extraneous, &layout);
 
     std::vector<const lock::LockedPackage*> wanted;
-    for (const auto& p : outcome.plan.install) wanted.push_back(&p);
-    for (const auto& p : outcome.plan.reinstall) wanted.push_back(&p);
+    for (const auto& p : outcome.plan.install)
+        wanted.push_back(&p);
+    for (const auto& p : outcome.plan.reinstall)
+        wanted.push_back(&p);
 
     cache::Cache cache(request.cache_root);
     std::vector<cache::ArtifactRef> refs;
@@ -254,22 +315,21 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
         });
     });
 
-    // Old versions go first, so a reinstall never mixes two versions' files.
+    // Old versions leave at commit, unless a file of the new one takes their place.
     for (const auto& dist : outcome.plan.remove)
-        install::remove_distribution(request.layout, dist);
+        txn.remove(dist);
     std::map<std::string, const install::InstalledDistribution*> present;
     for (const auto& dist : installed)
         present[dist.name] = &dist;
     for (const auto& p : outcome.plan.reinstall) {
-        if (auto it = present.find(p.name); it != present.end()) {
-            install::remove_distribution(request.layout, *it->second);
-        }
+        if (auto it = present.find(p.name); it != present.end()) txn.remove(*it->second);
     }
 
     // Wheels that share a top-level folder (nvidia/__init__.py in every nvidia-* wheel) are
     // installed one after the other, as pip would (the last one wins); the rest in parallel.
     auto groups = install_groups(trees);
-    std::mutex mode_mutex;
+    std::mutex result_mutex;
+    std::vector<std::filesystem::path> modules;  // installed .py files, for compile_bytecode
     parallel_for(groups.size(), request.jobs, [&](std::size_t g) {
         for (std::size_t i : groups[g]) {
             install::WheelInstallRequest r;
@@ -279,9 +339,17 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
             r.requested = wanted[i]->requested;
             r.link_mode = request.link_mode;
             r.label = wanted[i]->wheel->filename;
-            auto result = install::install_wheel(request.layout, r);
-            std::lock_guard lock(mode_mutex);
+            if (is_direct_reference(*wanted[i])) r.direct_url = direct_url_json(*wanted[i]->wheel);
+            auto result = install::install_wheel(txn.staging(), r);
+            std::lock_guard lock(result_mutex);
             if (!outcome.link_mode) outcome.link_mode = result.used;
+            if (!request.compile_bytecode) continue;
+            for (const auto& file : result.files) {
+                // Modules in site-packages only, as pip compiles them (not data files).
+                if (file.path.ends_with(".py") && !file.path.starts_with("../")) {
+                    modules.push_back(layout.purelib / from_record_path(file.path));
+                }
+            }
         }
     });
 
@@ -291,8 +359,21 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     for (const auto& package : target.packages) {
         if (package.wheel) updated.wheel_sha256[package.name] = package.wheel->sha256;
     }
-    updated.write(request.layout.state);
-    if (request.lock) write_prefix_lock(request.layout, *request.lock, target.id);
+    // A sync that changes no package rewrites nothing it need not (and stages nothing at all
+    // when the receipt and lock copy are current).
+    const bool changed = !outcome.plan.empty();
+    if (changed || !receipt || !(*receipt == updated)) {
+        txn.stage_file(layout.state / receipt_file, updated.text());
+    }
+    if (request.lock && (changed || !lock_copy_current(layout, *request.lock, target.id))) {
+        write_prefix_lock(txn.staging(), *request.lock, target.id);
+    }
+    txn.commit();
+
+    if (request.compile_bytecode && !modules.empty()) {
+        std::sort(modules.begin(), modules.end());
+        compile_bytecode(layout, modules, request.jobs);
+    }
     return outcome;
 }
 

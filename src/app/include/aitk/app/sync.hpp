@@ -3,8 +3,14 @@
 // lists: install / reinstall / remove / keep), prepare (parallel downloads into the cache, each
 // wheel unpacked and checked against its RECORD once per sha256), install (link from the
 // cache), then the receipt in <prefix>/.aitk-env/. Used by `setup` and `sync`.
+//
+// The prefix changes in one install::PrefixTransaction: its lock is taken (and an interrupted
+// earlier run finished or undone) before planning, so the plan sees a whole prefix; new files,
+// the receipt and the lock copy are staged and moved into place at commit.
 #include <cstddef>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,15 +34,17 @@ struct Receipt {
     std::map<std::string, std::string> wheel_sha256;  // package → sha256
     static std::optional<Receipt> read(const std::filesystem::path& state_dir);
     void write(const std::filesystem::path& state_dir) const;
+    std::string text() const;  // what write() puts in receipt.json
+    friend bool operator==(const Receipt&, const Receipt&) = default;
 };
 
 struct SyncPlan {
     // Copies, not pointers: a plan outlives the lockfile it was made from.
-    std::vector<lock::LockedPackage> install;  // not in the prefix
-    std::vector<lock::LockedPackage> reinstall;  // another version or another wheel
-    std::vector<install::InstalledDistribution> remove;   // not in the target (sync only)
-    std::vector<std::string> keep;                        // names
-    std::vector<lock::LockedPackage> unbuildable;         // source nodes: need a build
+    std::vector<lock::LockedPackage> install;            // not in the prefix
+    std::vector<lock::LockedPackage> reinstall;          // another version or another wheel
+    std::vector<install::InstalledDistribution> remove;  // not in the target (sync only)
+    std::vector<std::string> keep;                       // names
+    std::vector<lock::LockedPackage> unbuildable;        // source nodes: need a build
     bool empty() const { return install.empty() && reinstall.empty() && remove.empty(); }
     nlohmann::json to_json() const;
     std::string describe() const;  // one line per action, for --dry-run
@@ -61,7 +69,10 @@ struct SyncRequest {
     bool remove_extraneous = true;
     bool dry_run = false;
     bool compile_bytecode = false;  // compileall on the installed .py files after commit
-    std::size_t jobs = 0;  // unpack/install threads; 0: one per core, at least 2
+    std::size_t jobs = 0;           // unpack/install threads; 0: one per core, at least 2
+    // Told once when another aitk-env holds the prefix and this one waits for it; empty: a
+    // line on stderr.
+    std::function<void(const std::string&)> notice;
 };
 
 struct SyncOutcome {

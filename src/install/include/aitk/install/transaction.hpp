@@ -3,14 +3,19 @@
 // recoverable to exactly the old or exactly the new state.
 //
 // Everything lives in <state>/txn/ (same filesystem as the prefix, so renames are atomic):
-//   journal.json  phase + every move the commit makes, written atomically and fsynced
-//   staging/      new files, laid out like the prefix (install_wheel writes into staging())
-//   trash/        replaced and removed files, deleted only once the commit is complete
+//   journal   phase + every move the commit makes, written atomically and fsynced
+//   staging/  new files, laid out like the prefix (install_wheel writes into staging())
+//   trash/    replaced and removed files, deleted only once the commit is complete
 //
-// Phases: no journal or "staging" → an interrupted run is rolled back (staging deleted, the
-// prefix was never touched); "committing" → rolled forward (every step is idempotent: a staged
-// file still in staging/ is moved into place, a file to remove still in place goes to trash/);
-// "committed" → only the trash and staging are deleted.
+// Phases: no journal → an interrupted run is rolled back (staging deleted, the prefix was never
+// touched); "committing" → rolled forward (every step is idempotent: a staged file still in
+// staging/ is moved into place, a file to remove still in place goes to trash/); "committed" →
+// only the trash and staging are deleted.
+//
+// A commit: flush the filesystem (staged data durable) → journal "committing" listing every
+// move → files that leave go to trash/ → each staged file takes its place (the file it replaces
+// gets a second name in trash/ first, so the path is never missing) → folders left empty are
+// removed → flush → journal "committed" → trash/ and staging/ deleted → journal deleted.
 //
 // One exclusive lock (<state>/lock) is held for the transaction's life, so two aitk-env
 // processes never change one prefix at once.
@@ -29,8 +34,9 @@ namespace aitk::install {
 
 enum class RecoveryOutcome { nothing, rolled_back, rolled_forward };
 
-// Test seam: called after each durable step ("journal", "move", "trash", "committed", ...) so
-// a test can kill the process at every point of a commit. Never set in production.
+// Test seam: called after each step of a commit or of the recovery of one ("staged",
+// "journal", one "trash" or "place" per move, "flushed", "committed", "cleaned", "done"), so a
+// test can kill the process at every point. Never set in production.
 using TransactionStepHook = std::function<void(std::string_view step)>;
 
 // Finishes or undoes what an interrupted transaction left in `layout`; the caller holds the

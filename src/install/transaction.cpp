@@ -1,0 +1,385 @@
+// PrefixTransaction: stage, journal, move, clean up; and the recovery that finishes or undoes
+// whatever an interrupted run left behind. Every step of a commit is idempotent, so recovery
+// replays the journal from the top and skips what is already done.
+#include "aitk/install/transaction.hpp"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+
+#include "aitk/fs/file.hpp"
+#include "aitk/fs/temp.hpp"
+#include "aitk/util/error.hpp"
+#include "durable.hpp"
+#include "journal.hpp"
+#include "ownership.hpp"
+
+namespace aitk::install {
+namespace {
+
+namespace stdfs = std::filesystem;
+using detail::Journal;
+using detail::JournalMove;
+using detail::JournalPhase;
+using detail::MoveKind;
+using detail::TxnPaths;
+
+void step(const TransactionStepHook& hook, std::string_view name) {
+    if (hook) hook(name);
+}
+
+bool present(const stdfs::path& path) {
+    std::error_code ec;
+    return stdfs::exists(stdfs::symlink_status(path, ec));
+}
+
+bool is_real_directory(const stdfs::path& path) {
+    std::error_code ec;
+    return stdfs::is_directory(stdfs::symlink_status(path, ec));
+}
+
+[[noreturn]] void fail_move(const stdfs::path& from, const stdfs::path& to,
+                            const std::error_code& ec) {
+    throw util::Error(util::ExitCode::failure,
+                      "cannot move " + from.string() + " to " + to.string() + ": " + ec.message(),
+                      "fix the cause and run aitk-env again: it finishes the change");
+}
+
+void move(const stdfs::path& from, const stdfs::path& to) {
+    std::error_code ec;
+    stdfs::rename(from, to, ec);
+    if (ec) fail_move(from, to, ec);
+}
+
+// Creates each destination folder once.
+class FolderMaker {
+  public:
+    void ensure(const stdfs::path& folder) {
+        if (made_.count(folder) != 0) return;
+        std::error_code ec;
+        stdfs::create_directories(folder, ec);
+        if (ec) {
+            throw util::Error(util::ExitCode::failure,
+                              "cannot create folder " + folder.string() + ": " + ec.message());
+        }
+        made_.insert(folder);
+    }
+
+  private:
+    std::set<stdfs::path> made_;
+};
+
+// One move of the journal, done only if it is not done yet: a trash move is done once its
+// trash entry exists (or the file is gone), a place move once its staged file is gone.
+void apply(const TxnPaths& paths, const JournalMove& m, FolderMaker& folders) {
+    const stdfs::path in_prefix = paths.in_prefix(m.path);
+    const stdfs::path in_trash = paths.in_trash(m.path);
+    if (m.kind == MoveKind::trash) {
+        if (present(in_trash) || !present(in_prefix)) return;
+        folders.ensure(in_trash.parent_path());
+        move(in_prefix, in_trash);
+        return;
+    }
+    const stdfs::path staged = paths.in_staging(m.path);
+    if (!present(staged)) return;
+    if (present(in_prefix) && !present(in_trash)) {
+        folders.ensure(in_trash.parent_path());
+        // A second name for the old file, then one rename over it: the path never goes
+        // missing, and a replay finds the old file kept whichever step it stopped after.
+        std::error_code ec;
+        if (is_real_directory(in_prefix)) {
+            move(in_prefix, in_trash);
+        } else if (stdfs::create_hard_link(in_prefix, in_trash, ec); ec) {
+            move(in_prefix, in_trash);
+        }
+    }
+    if (is_real_directory(in_prefix)) {
+        // A folder whose files all left (commit checks that before the journal): a file of
+        // it in trash/ made the check above skip it.
+        std::error_code ec;
+        stdfs::remove(in_prefix, ec);
+    }
+    folders.ensure(in_prefix.parent_path());
+    move(staged, in_prefix);
+}
+
+std::string_view step_name(MoveKind kind) {
+    return kind == MoveKind::trash ? "trash" : "place";
+}
+
+// The end of every transaction: the trash and staging go, then the journal, then the folder.
+void clean_up(const TxnPaths& paths, const TransactionStepHook& hook) {
+    // A trash that cannot be deleted is only wasted space: the next run tries again.
+    fs::remove_all_quietly(paths.trash);
+    fs::remove_all_quietly(paths.staging);
+    step(hook, "cleaned");
+    detail::remove_journal(paths);
+    fs::remove_all_quietly(paths.root);
+    step(hook, "done");
+}
+
+// From a durable "committing" journal to the end: moves, empty folders pruned, everything
+// flushed, "committed", clean-up.
+void roll_forward(const TxnPaths& paths, const PrefixLayout& layout, const Journal& journal,
+                  const TransactionStepHook& hook) {
+    if (journal.phase == JournalPhase::committing) {
+        FolderMaker folders;
+        std::set<stdfs::path> emptied;
+        for (const auto& m : journal.moves) {
+            apply(paths, m, folders);
+            if (m.kind == MoveKind::trash) emptied.insert(paths.in_prefix(m.path).parent_path());
+            step(hook, step_name(m.kind));
+        }
+        detail::prune_empty_folders(layout, paths, emptied);
+        detail::flush_filesystem(paths.prefix);
+        step(hook, "flushed");
+        detail::write_journal(paths, Journal{JournalPhase::committed, {}});
+        step(hook, "committed");
+    }
+    clean_up(paths, hook);
+}
+
+RecoveryOutcome recover(const PrefixLayout& layout, const TransactionStepHook& hook) {
+    const TxnPaths paths(layout);
+    if (!present(paths.root)) return RecoveryOutcome::nothing;
+    auto journal = detail::read_journal(paths);
+    if (journal) {
+        roll_forward(paths, layout, *journal, hook);
+        return RecoveryOutcome::rolled_forward;
+    }
+    // No journal: the prefix was never touched; what was staged is thrown away.
+    const bool staged = present(paths.staging) || present(paths.trash);
+    if (!fs::remove_all_quietly(paths.root)) {
+        throw util::Error(
+            util::ExitCode::failure,
+            "cannot remove " + paths.root.string() + ", left by an interrupted aitk-env run",
+            "remove it by hand (nothing in the prefix depends on it)");
+    }
+    return staged ? RecoveryOutcome::rolled_back : RecoveryOutcome::nothing;
+}
+
+// Every file (and symlink) under `root` as journal paths, sorted.
+std::vector<std::string> staged_files(const stdfs::path& root) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    if (!present(root)) return out;
+    for (auto it = stdfs::recursive_directory_iterator(root, ec);
+         !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
+        std::error_code type_ec;
+        if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) continue;
+        out.push_back(detail::to_journal_path(it->path().lexically_relative(root)));
+    }
+    if (ec) {
+        throw util::Error(util::ExitCode::failure,
+                          "cannot list the staged files in " + root.string() + ": " + ec.message());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Whether a file that stays (one not in `leaving`) is somewhere under `folder`.
+bool keeps_files(const TxnPaths& paths, const stdfs::path& folder,
+                 const std::set<std::string>& leaving) {
+    std::error_code ec;
+    for (auto it = stdfs::recursive_directory_iterator(folder, ec);
+         !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
+        std::error_code type_ec;
+        if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) continue;
+        if (leaving.count(detail::to_journal_path(it->path().lexically_relative(paths.prefix))) ==
+            0) {
+            return true;
+        }
+    }
+    return static_cast<bool>(ec);  // a folder that cannot be read is not ours to replace
+}
+
+// Refuses, before anything moves, a staged file whose place is a folder that keeps files, or
+// whose folder would have to be made where a file stays.
+void check_places(const TxnPaths& paths, const std::vector<std::string>& staged,
+                  const std::set<std::string>& leaving) {
+    std::set<stdfs::path> checked;  // a folder and every folder above it
+    for (const auto& rel : staged) {
+        const stdfs::path destination = paths.in_prefix(rel);
+        if (detail::is_within(destination, paths.root) ||
+            destination == paths.root.parent_path() / "lock") {
+            // Only a hostile wheel's .data/data/ folder can name these.
+            throw util::Error(util::ExitCode::failure,
+                              "refusing to install " + destination.string() +
+                                  ": aitk-env keeps its transaction there");
+        }
+        std::error_code ec;
+        if (is_real_directory(destination) && keeps_files(paths, destination, leaving)) {
+            throw util::Error(
+                util::ExitCode::failure,
+                "cannot install " + destination.string() + ": a folder with files is in its place",
+                "move the folder away and run aitk-env again");
+        }
+        for (stdfs::path folder = destination.parent_path();
+             folder != paths.prefix && detail::is_within(folder, paths.prefix);
+             folder = folder.parent_path()) {
+            if (!checked.insert(folder).second) break;
+            auto status = stdfs::status(folder, ec);  // a symlink to a folder is a folder
+            if (!stdfs::exists(status)) continue;
+            const std::string folder_rel =
+                detail::to_journal_path(folder.lexically_relative(paths.prefix));
+            if (!stdfs::is_directory(status) && leaving.count(folder_rel) == 0) {
+                throw util::Error(util::ExitCode::failure,
+                                  "cannot install " + destination.string() + ": " +
+                                      folder.string() + " is a file, not a folder",
+                                  "move the file away and run aitk-env again");
+            }
+            break;
+        }
+    }
+}
+
+// The layout folder `path`, moved from under the prefix to under the staging folder.
+stdfs::path rebase(const stdfs::path& path, const TxnPaths& paths) {
+    stdfs::path rel = detail::absolute_normal(path).lexically_relative(paths.prefix);
+    if (rel.empty() || *rel.begin() == "..") {
+        throw util::Error(util::ExitCode::failure, "cannot stage changes to " + path.string() +
+                                                       ": it is outside the prefix " +
+                                                       paths.prefix.string());
+    }
+    return rel == "." ? paths.staging : paths.staging / rel;
+}
+
+}  // namespace
+
+RecoveryOutcome recover_prefix(const PrefixLayout& layout) {
+    return recover(layout, {});
+}
+
+struct PrefixTransaction::State {
+    PrefixLayout layout;
+    PrefixLayout staging;
+    TxnPaths paths;
+    fs::FileLock lock;
+    TransactionStepHook hook;
+    RecoveryOutcome recovered = RecoveryOutcome::nothing;
+    std::vector<detail::OwnedFiles> removed;
+    bool journal_written = false;  // from here on, only recovery may touch the txn folder
+    bool finished = false;
+
+    State(const PrefixLayout& l, fs::FileLock held, TransactionStepHook h)
+        : layout(l), staging(l), paths(l), lock(std::move(held)), hook(std::move(h)) {}
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
+
+    ~State() {
+        if (finished || journal_written) return;
+        fs::remove_all_quietly(paths.staging);
+        std::error_code ec;
+        stdfs::remove(paths.root, ec);  // only when empty
+    }
+};
+
+PrefixTransaction::PrefixTransaction(std::unique_ptr<State> state) : state_(std::move(state)) {}
+PrefixTransaction::PrefixTransaction(PrefixTransaction&&) noexcept = default;
+PrefixTransaction& PrefixTransaction::operator=(PrefixTransaction&&) noexcept = default;
+PrefixTransaction::~PrefixTransaction() = default;
+
+PrefixTransaction PrefixTransaction::begin(const PrefixLayout& layout,
+                                           const std::function<void()>& on_wait,
+                                           TransactionStepHook hook) {
+    const stdfs::path lock_file = detail::absolute_normal(layout.state) / "lock";
+    auto lock = fs::FileLock::try_acquire(lock_file, fs::LockMode::exclusive);
+    if (!lock) {
+        if (on_wait) on_wait();
+        lock = fs::FileLock::acquire(lock_file, fs::LockMode::exclusive);
+    }
+    RecoveryOutcome outcome = recover(layout, hook);
+    auto state = std::make_unique<State>(layout, std::move(*lock), std::move(hook));
+    state->recovered = outcome;
+    const TxnPaths& paths = state->paths;
+    PrefixLayout& staging = state->staging;
+    staging.prefix = paths.staging;
+    staging.purelib = rebase(layout.purelib, paths);
+    staging.platlib = rebase(layout.platlib, paths);
+    staging.scripts = rebase(layout.scripts, paths);
+    staging.headers = rebase(layout.headers, paths);
+    staging.data = rebase(layout.data, paths);
+    staging.state = rebase(layout.state, paths);
+    return PrefixTransaction(std::move(state));
+}
+
+RecoveryOutcome PrefixTransaction::recovered() const {
+    return state_->recovered;
+}
+
+const PrefixLayout& PrefixTransaction::staging() const {
+    return state_->staging;
+}
+
+void PrefixTransaction::remove(const InstalledDistribution& dist) {
+    if (state_->journal_written || state_->finished) {
+        throw std::logic_error("PrefixTransaction::remove after commit");
+    }
+    state_->removed.push_back(detail::owned_files(state_->paths, state_->layout, dist));
+}
+
+void PrefixTransaction::stage_file(const std::filesystem::path& destination,
+                                   std::string_view content) {
+    const TxnPaths& paths = state_->paths;
+    if (state_->journal_written || state_->finished) {
+        throw std::logic_error("PrefixTransaction::stage_file after commit");
+    }
+    const stdfs::path target = detail::absolute_normal(destination);
+    if (target == paths.prefix || !detail::is_within(target, paths.prefix) ||
+        detail::is_within(target, paths.root)) {
+        throw util::Error(util::ExitCode::failure, "cannot stage " + destination.string() +
+                                                       ": it is not a file inside the prefix " +
+                                                       paths.prefix.string());
+    }
+    const stdfs::path staged = paths.staging / target.lexically_relative(paths.prefix);
+    std::error_code ec;
+    stdfs::create_directories(staged.parent_path(), ec);
+    if (ec) {
+        throw util::Error(
+            util::ExitCode::failure,
+            "cannot create folder " + staged.parent_path().string() + ": " + ec.message());
+    }
+    fs::write_file_atomic(staged, content);
+}
+
+void PrefixTransaction::commit() {
+    State& s = *state_;
+    if (s.journal_written || s.finished) {
+        throw std::logic_error("PrefixTransaction::commit called twice");
+    }
+    const TxnPaths& paths = s.paths;
+    const std::vector<std::string> staged = staged_files(paths.staging);
+    const std::vector<std::string> owned = detail::existing_owned_files(paths, s.removed);
+    const std::set<std::string> staged_set(staged.begin(), staged.end());
+    std::set<std::string> leaving;
+    Journal journal;
+    journal.phase = JournalPhase::committing;
+    // Files leave first, so a staged file may take a place a leaving folder or file held.
+    for (const auto& rel : owned) {
+        if (staged_set.count(rel) != 0) continue;  // replaced, not removed
+        journal.moves.push_back({MoveKind::trash, rel});
+        leaving.insert(rel);
+    }
+    for (const auto& rel : staged)
+        journal.moves.push_back({MoveKind::place, rel});
+    if (journal.moves.empty()) {
+        s.finished = true;
+        fs::remove_all_quietly(paths.staging);
+        std::error_code ec;
+        stdfs::remove(paths.root, ec);
+        return;
+    }
+    check_places(paths, staged, leaving);
+
+    // What install_wheel copied into staging reaches the disk before the journal promises it.
+    detail::flush_filesystem(paths.prefix);
+    step(s.hook, "staged");
+    s.journal_written = true;
+    detail::write_journal(paths, journal);
+    step(s.hook, "journal");
+    roll_forward(paths, s.layout, journal, s.hook);
+    s.finished = true;
+}
+
+}  // namespace aitk::install
