@@ -4,6 +4,8 @@
 #include <map>
 
 #include "aitk/fs/file.hpp"
+#include "aitk/fs/lock.hpp"
+#include "aitk/install/transaction.hpp"
 #include "aitk/shim/environment_policy.hpp"
 #include "aitk/util/error.hpp"
 
@@ -52,6 +54,12 @@ VerifyReport verify_prefix(const install::PrefixLayout& layout,
                            const std::optional<lock::Lockfile>& given_lock,
                            const std::string& target_id) {
     VerifyReport report;
+    std::optional<fs::FileLock> reading;
+    std::error_code ec;
+    if (std::filesystem::is_directory(layout.state, ec)) {
+        reading = fs::FileLock::acquire(install::prefix_lock_file(layout), fs::LockMode::shared);
+    }
+    report.interrupted = install::has_interrupted_transaction(layout);
     auto dists = install::installed_distributions(layout);
     std::optional<lock::Lockfile> lock = given_lock;
     std::string id = target_id;
@@ -104,17 +112,19 @@ nlohmann::json VerifyReport::to_json() const {
              {"problem", f.problem == install::FileProblem::missing ? "missing" : "modified"},
              {"detail", f.detail}});
     }
-    return {{"target", target},
-            {"clean", clean()},
-            {"packages", packages_json},
-            {"files", files_json},
-            {"unowned", unowned}};
+    return {{"target", target},    {"clean", clean()},   {"packages", packages_json},
+            {"files", files_json}, {"unowned", unowned}, {"interrupted", interrupted}};
 }
 
 std::string VerifyReport::text() const {
     if (clean())
         return "clean: the prefix matches " + (target.empty() ? "its RECORDs" : target) + "\n";
     std::string out;
+    if (interrupted) {
+        out +=
+            "interrupted: a change to this prefix was stopped midway; `aitk-env sync` finishes "
+            "or undoes it\n";
+    }
     for (const auto& p : packages)
         out += "package  " + p.name + ": " + p.problem + "\n";
     for (const auto& f : files) {

@@ -280,10 +280,19 @@ PrefixTransaction::PrefixTransaction(PrefixTransaction&&) noexcept = default;
 PrefixTransaction& PrefixTransaction::operator=(PrefixTransaction&&) noexcept = default;
 PrefixTransaction::~PrefixTransaction() = default;
 
+std::filesystem::path prefix_lock_file(const PrefixLayout& layout) {
+    return detail::absolute_normal(layout.state) / "lock";
+}
+
+bool has_interrupted_transaction(const PrefixLayout& layout) {
+    std::error_code ec;
+    return stdfs::exists(TxnPaths(layout).root, ec);
+}
+
 PrefixTransaction PrefixTransaction::begin(const PrefixLayout& layout,
                                            const std::function<void()>& on_wait,
                                            TransactionStepHook hook) {
-    const stdfs::path lock_file = detail::absolute_normal(layout.state) / "lock";
+    const stdfs::path lock_file = prefix_lock_file(layout);
     auto lock = fs::FileLock::try_acquire(lock_file, fs::LockMode::exclusive);
     if (!lock) {
         if (on_wait) on_wait();

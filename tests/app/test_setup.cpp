@@ -138,4 +138,23 @@ TEST_F(SetupTest, VerifyFindsAModifiedAMissingAndAnExtraFile) {
 }
 
 }  // namespace
+TEST_F(SetupTest, VerifyReportsAnInterruptedChangeUntilTheNextSyncFinishesIt) {
+    auto outcome = run_setup(request({"cpu"}));
+    auto layout = open_prefix(outcome.prefix, false);
+    ASSERT_TRUE(verify_prefix(layout, std::nullopt).clean());
+    // What a sync killed while staging leaves: txn/ with a partial staging area, no journal.
+    std::filesystem::create_directories(layout.state / "txn" / "staging" / "lib");
+    auto report = verify_prefix(layout, std::nullopt);
+    EXPECT_TRUE(report.interrupted);
+    EXPECT_FALSE(report.clean());
+    EXPECT_EQ(report.to_json()["interrupted"], true);
+    EXPECT_NE(report.text().find("interrupted: a change to this prefix was stopped midway"),
+              std::string::npos)
+        << report.text();
+
+    run_setup(request({"cpu"}));
+    EXPECT_FALSE(std::filesystem::exists(layout.state / "txn"));
+    EXPECT_TRUE(verify_prefix(layout, std::nullopt).clean());
+}
+
 }  // namespace aitk::app

@@ -38,7 +38,10 @@ struct VerifyReport {
     std::vector<PackageDrift> packages;
     std::vector<install::FileDrift> files;
     std::vector<std::string> unowned;
-    bool clean() const { return packages.empty() && files.empty() && unowned.empty(); }
+    bool interrupted = false;  // a change was killed midway; the next sync finishes it
+    bool clean() const {
+        return !interrupted && packages.empty() && files.empty() && unowned.empty();
+    }
     nlohmann::json to_json() const;
     std::string text() const;
 };

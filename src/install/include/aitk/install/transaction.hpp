@@ -44,6 +44,13 @@ using TransactionStepHook = std::function<void(std::string_view step)>;
 // it is unreadable (the message says how to recover by hand).
 RecoveryOutcome recover_prefix(const PrefixLayout& layout);
 
+// <state>/lock: exclusive for a change, shared for readers (verify), so a reader never sees a
+// commit half done.
+std::filesystem::path prefix_lock_file(const PrefixLayout& layout);
+
+// A change was interrupted (<state>/txn exists) and waits for the next change to recover it.
+bool has_interrupted_transaction(const PrefixLayout& layout);
+
 class PrefixTransaction {
   public:
     // Takes the prefix lock (blocking; `on_wait` is called once if another process holds it),
