@@ -1,10 +1,13 @@
 #include "aitk/app/index_source.hpp"
 
 #include <algorithm>
+#include <system_error>
 
+#include "aitk/app/source_builds.hpp"
+#include "aitk/build/git_url.hpp"
 #include "aitk/pep/name.hpp"
-#include "aitk/project/requirements_file.hpp"
 #include "aitk/pep/specifier.hpp"
+#include "aitk/project/requirements_file.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -37,9 +40,16 @@ struct IndexPackageSource::Project {
     }
 };
 
-IndexPackageSource::IndexPackageSource(index::IndexClient& client, SourceTarget target)
+std::string vcs_pin_key(const build::GitUrl& url) {
+    return util::strip_credentials("git+" + url.repository) + "@" + url.revision + "#" +
+           url.subdirectory;
+}
+
+IndexPackageSource::IndexPackageSource(index::IndexClient& client, SourceTarget target,
+                                       SourceInspector* inspector)
     : client_(client),
       target_(std::move(target)),
+      inspector_(inspector),
       priority_(pep::TagPriority::for_target(target_.platform)) {}
 
 IndexPackageSource::~IndexPackageSource() = default;
@@ -172,7 +182,62 @@ util::Expected<resolve::DependencyInfo, std::string> dependency_info(
     return info;
 }
 
+resolve::DirectResult direct_package(const InspectedSource& inspected, const std::string& url) {
+    auto info = dependency_info(inspected.metadata, util::redact_url(url));
+    if (!info) return util::Unexpected<std::string>(info.error());
+    resolve::DirectPackage package;
+    package.version = inspected.metadata.version;
+    package.dependencies = std::move(*info);
+    return package;
+}
+
+// The folder a "file:" URL or a plain path names, when it is one (an archive is not).
+std::optional<std::filesystem::path> local_directory(std::string_view url) {
+    auto path = local_path_of(url);
+    std::error_code ec;
+    if (!path || !std::filesystem::is_directory(*path, ec)) return std::nullopt;
+    return path;
+}
+
 }  // namespace
+
+resolve::DependencyResult IndexPackageSource::sdist_dependencies(
+    const std::string& name, const pep::Version& version, const index::DistributionFile& file) {
+    const auto& inspected = remember(file.url, name, inspector_->archive(name, file), version);
+    auto info = dependency_info(inspected.metadata, file.filename);
+    if (!info) return util::Unexpected<std::string>(info.error());
+    metadata_[file.url] = *info;
+    return std::move(*info);
+}
+
+const InspectedSource& IndexPackageSource::remember(const std::string& url, const std::string& name,
+                                                    InspectedSource inspected,
+                                                    const std::optional<pep::Version>& expected) {
+    const auto& metadata = inspected.metadata;
+    const std::string where = name + " @ " + util::redact_url(url);
+    if (pep::canonicalize_name(metadata.name) != pep::canonicalize_name(name)) {
+        throw util::Error(util::ExitCode::failure,
+                          where + ": the project there is named " + metadata.name + ", not " + name,
+                          "name the requirement after the project it points to");
+    }
+    if (expected && !(metadata.version == *expected)) {
+        throw util::Error(util::ExitCode::failure,
+                          where + ": its metadata says version " + metadata.version_text +
+                              ", its file name " + expected->to_string(),
+                          "the archive is broken; report it to the project");
+    }
+    if (inspected.built) {
+        notes_.push_back(name + " " + metadata.version_text + " (" + util::redact_url(url) +
+                         "): metadata from its build backend with " + inspected.built_with +
+                         " on this machine");
+    }
+    return inspected_.insert_or_assign(url, std::move(inspected)).first->second;
+}
+
+const InspectedSource* IndexPackageSource::inspected(const std::string& url) const {
+    auto it = inspected_.find(url);
+    return it == inspected_.end() ? nullptr : &it->second;
+}
 
 resolve::DependencyResult IndexPackageSource::dependencies(const std::string& name,
                                                            const pep::Version& version) {
@@ -184,10 +249,10 @@ resolve::DependencyResult IndexPackageSource::dependencies(const std::string& na
     }
     const auto& file = project.listing.files[entry->best];
     if (auto known = metadata_.find(file.url); known != metadata_.end()) return known->second;
+    if (!file.is_wheel() && inspector_) return sdist_dependencies(name, version, file);
     if (!file.is_wheel()) {
-        // Reading an sdist's dependencies needs a build (PEP 517), which comes with source
-        // builds; until then it is locked as a source node with the dependencies it declares
-        // nowhere we can read without building.
+        // Without an inspector nothing is built: the sdist is locked as a source node with the
+        // dependencies it declares nowhere we can read without building.
         notes_.push_back(name + " " + version.to_string() + ": only an sdist (" + file.filename +
                          "); its dependencies are not resolved until it is built");
         metadata_[file.url] = {};
@@ -233,14 +298,42 @@ void IndexPackageSource::prefetch(std::span<const pep::Requirement> upcoming) {
 resolve::DirectResult IndexPackageSource::direct(const std::string& name, const std::string& url) {
     std::string_view plain = url;
     if (auto hash = plain.find('#'); hash != std::string_view::npos) plain = plain.substr(0, hash);
+    // Only git repositories are looked into; hg, svn and bzr stay opaque source nodes.
+    if (auto vcs = project::parse_vcs_url(url); vcs && *vcs && inspector_ && (*vcs)->vcs == "git") {
+        auto git = build::GitUrl::parse(url);
+        if (!git) {
+            return util::Unexpected<std::string>(name + " @ " + util::redact_url(url) + ": " +
+                                                 git.error());
+        }
+        std::string locked;
+        if (auto it = locked_commits_.find(vcs_pin_key(*git)); it != locked_commits_.end()) {
+            if (build::is_full_commit_id(it->second)) locked = it->second;
+        }
+        const auto& inspected = remember(url, name, inspector_->vcs(name, *git, locked), {});
+        return direct_package(inspected, url);
+    }
     if (auto vcs = project::parse_vcs_url(url); vcs && *vcs) {
         // git+https://…: the version and dependencies are known once it is built.
         notes_.push_back(name + " comes from " + util::redact_url(url) +
                          "; its version and dependencies are read when it is built");
         return resolve::DirectPackage{};
     }
+    if (inspector_) {
+        if (auto folder = local_directory(plain)) {
+            const auto& inspected = remember(url, name, inspector_->directory(name, *folder), {});
+            return direct_package(inspected, url);
+        }
+    }
     index::DistributionFile draft;
     draft.url = std::string(plain);
+    if (auto hash = url.find('#'); hash != std::string::npos) {
+        auto fragment = index::hashes_from_fragment(std::string_view(url).substr(hash + 1));
+        if (!fragment.error.empty()) {
+            return util::Unexpected<std::string>(name + " @ " + util::redact_url(url) + ": " +
+                                                 fragment.error);
+        }
+        draft.hashes = std::move(fragment.hashes);
+    }
     auto slash = plain.rfind('/');
     draft.filename = std::string(slash == std::string_view::npos ? plain : plain.substr(slash + 1));
     auto classified = index::classify_file(std::move(draft), name);
@@ -251,6 +344,11 @@ resolve::DirectResult IndexPackageSource::direct(const std::string& name, const 
     auto& file = std::get<index::DistributionFile>(classified);
     resolve::DirectPackage package;
     package.version = file.version();
+    if (!file.is_wheel() && inspector_) {
+        const auto& inspected =
+            remember(url, name, inspector_->archive(name, file), file.version());
+        return direct_package(inspected, url);
+    }
     if (!file.is_wheel()) {
         notes_.push_back(name + " @ " + util::redact_url(url) +
                          ": an sdist; its dependencies are read when it is built");
@@ -273,8 +371,8 @@ std::string IndexPackageSource::explain(const std::string& name, const std::stri
         for (const auto& location : client_.routing().candidates(name)) {
             searched.push_back(location.name);
         }
-        return "not found on " + (searched.empty() ? std::string("any index")
-                                                   : util::join(searched, ", "));
+        return "not found on " +
+               (searched.empty() ? std::string("any index") : util::join(searched, ", "));
     }
     std::vector<std::string> reasons;
     if (!project.versions.empty()) {

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <system_error>
 
 #include "aitk/app/index_source.hpp"
+#include "aitk/app/python_cmd.hpp"
+#include "aitk/app/source_metadata.hpp"
+#include "aitk/build/git_url.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
@@ -191,6 +195,14 @@ std::vector<resolve::RootRequirement> constraints_for(const project::ProjectInpu
     return out;
 }
 
+bool is_archive_name(std::string_view name) {
+    for (std::string_view ext : {".tar.gz", ".tgz", ".zip", ".tar.bz2", ".tar.xz", ".tar"}) {
+        if (name.size() > ext.size() && util::iequals(name.substr(name.size() - ext.size()), ext))
+            return true;
+    }
+    return false;
+}
+
 lock::LockedSource direct_source(const std::string& url) {
     lock::LockedSource source;
     auto vcs = project::parse_vcs_url(url);
@@ -208,9 +220,83 @@ lock::LockedSource direct_source(const std::string& url) {
         if (fragment.starts_with("sha256=")) source.sha256 = std::string(fragment.substr(7));
         plain = plain.substr(0, hash);
     }
-    source.kind = plain.starts_with("file:") || plain.starts_with("/") ? "directory" : "url";
+    const bool local = plain.starts_with("file:") || plain.starts_with("/");
+    source.kind = local && !is_archive_name(plain) ? "directory" : "url";
     source.url = util::strip_credentials(plain);
     return source;
+}
+
+// A "name @ https://…/x.whl" reference: a wheel like any other, only not from an index.
+std::optional<lock::LockedFile> direct_wheel(const std::string& url) {
+    if (auto vcs = project::parse_vcs_url(url); vcs && *vcs) return std::nullopt;
+    std::string_view plain = url;
+    std::string sha;
+    if (auto hash = plain.find('#'); hash != std::string_view::npos) {
+        auto fragment = plain.substr(hash + 1);
+        if (fragment.starts_with("sha256=")) sha = util::to_lower(fragment.substr(7));
+        plain = plain.substr(0, hash);
+    }
+    auto slash = plain.rfind('/');
+    std::string filename(slash == std::string_view::npos ? plain : plain.substr(slash + 1));
+    if (!filename.ends_with(".whl")) return std::nullopt;
+    return lock::LockedFile{filename, util::strip_credentials(plain), sha, 0};
+}
+
+// What looking into a source node found, on top of what its URL says.
+void complete_source(lock::LockedSource& source, const std::string& url,
+                     const InspectedSource& inspected, bool editable) {
+    if (source.kind == "vcs") {
+        auto git = build::GitUrl::parse(url);
+        if (git) {
+            source.url = util::strip_credentials("git+" + git->repository);
+            source.subdirectory = git->subdirectory;
+            source.revision =
+                build::is_full_commit_id(git->revision) ? std::string() : git->revision;
+        }
+        source.commit = inspected.commit;
+        return;
+    }
+    if (source.kind == "directory") {
+        source.editable = editable;
+        return;
+    }
+    if (source.sha256.empty()) source.sha256 = inspected.sha256;
+    if (source.size == 0) source.size = inspected.size;
+}
+
+// The commits an earlier lock chose for git requirements (by vcs_pin_key), except for the
+// packages being upgraded.
+std::map<std::string, std::string> locked_commits(const lock::LockedTarget* previous,
+                                                  const LockRequest& request) {
+    std::map<std::string, std::string> out;
+    if (!previous || request.upgrade) return out;
+    for (const auto& package : previous->packages) {
+        if (!package.source || package.source->kind != "vcs") continue;
+        if (std::any_of(
+                request.upgrade_packages.begin(), request.upgrade_packages.end(),
+                [&](const std::string& n) { return pep::canonicalize_name(n) == package.name; })) {
+            continue;
+        }
+        const auto& s = *package.source;
+        if (!build::is_full_commit_id(s.commit)) continue;
+        auto git =
+            build::GitUrl::parse(s.url + (s.revision.empty() ? "" : "@" + s.revision) +
+                                 (s.subdirectory.empty() ? "" : "#subdirectory=" + s.subdirectory));
+        if (git) out[vcs_pin_key(*git)] = s.commit;
+    }
+    return out;
+}
+
+// Names (normalised) of the target's "-e" requirements.
+std::set<std::string> editable_names(const project::ProjectInput& input,
+                                     const project::Target& target) {
+    std::set<std::string> out;
+    for (const auto* entry : input.requirements_for(target)) {
+        if (entry->line.editable && entry->line.requirement) {
+            out.insert(entry->line.requirement->canonical_name());
+        }
+    }
+    return out;
 }
 
 struct TargetLock {
@@ -257,7 +343,7 @@ void fill_missing_hashes(std::vector<lock::LockedFile*>& files, cache::Cache& ca
 TargetLock lock_target(const LockRequest& request, const project::ProjectInput& input,
                        const project::Target& target, const std::string& python,
                        const lock::Lockfile* previous, net::Downloader& downloader,
-                       cache::Cache& cache) {
+                       cache::Cache& cache, SourceInspector* inspector) {
     TargetLock out;
     auto python_version = *pep::Version::parse(python);
     auto routing = routing_for(request, input, target);
@@ -276,7 +362,10 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
     source_target.python = python_version;
     source_target.only_binary = name_set(input.options.only_binary);
     source_target.no_binary = name_set(input.options.no_binary);
-    IndexPackageSource source(client, source_target);
+    IndexPackageSource source(client, source_target, inspector);
+    const lock::LockedTarget* previous_target =
+        previous ? previous->find_target(target.id()) : nullptr;
+    source.set_locked_commits(locked_commits(previous_target, request));
 
     resolve::ResolveOptions options;
     options.environment = project::marker_environment(target, python_version);
@@ -285,12 +374,10 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
     for (const auto& name : request.upgrade_packages) {
         options.upgrade.insert(pep::canonicalize_name(name));
     }
-    if (previous) {
-        if (const auto* old = previous->find_target(target.id())) {
-            for (const auto& package : old->packages) {
-                if (auto v = pep::Version::parse(package.version)) {
-                    options.preferences[package.name] = *v;
-                }
+    if (previous_target) {
+        for (const auto& package : previous_target->packages) {
+            if (auto v = pep::Version::parse(package.version)) {
+                options.preferences[package.name] = *v;
             }
         }
     }
@@ -319,6 +406,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
     locked.variables = input.environment_for(target);
     locked.variables.erase("PATH");  // environment.yml reserves it
 
+    const auto editables = editable_names(input, target);
     for (const auto& package : resolution.packages) {
         lock::LockedPackage lp;
         lp.name = package.name;
@@ -327,8 +415,14 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
         lp.requested = package.requested;
         lp.extras = package.extras;
         lp.dependencies = package.dependencies;
-        if (package.url) {
+        if (package.url && inspector && direct_wheel(*package.url)) {
+            lp.wheel = direct_wheel(*package.url);
+        } else if (package.url) {
             lp.source = direct_source(*package.url);
+            if (const auto* inspected = source.inspected(*package.url)) {
+                complete_source(*lp.source, *package.url, *inspected,
+                                editables.count(package.name) > 0);
+            }
         } else if (auto chosen = source.chosen_file(package.name, package.version)) {
             const auto& file = *chosen->file;
             lp.index = chosen->index.name;
@@ -342,6 +436,9 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
                 s.url = util::strip_credentials(file.url);
                 s.sha256 = sha;
                 s.size = file.size.value_or(0);
+                if (const auto* inspected = source.inspected(file.url)) {
+                    complete_source(s, file.url, *inspected, false);
+                }
                 lp.source = s;
             }
         }
@@ -355,6 +452,34 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
     for (const auto& note : source.notes())
         out.notes.push_back(target.id() + ": " + note);
     return out;
+}
+
+// One inspector for every target (the metadata is this machine's either way); its build
+// requirements come from the indexes of the default target.
+std::unique_ptr<HostSourceInspector> make_inspector(const LockRequest& request,
+                                                    const project::ProjectInput& input,
+                                                    const std::string& python,
+                                                    const std::vector<project::Target>& targets,
+                                                    const std::string& default_target) {
+    const project::Target* target = &targets.front();
+    for (const auto& t : targets) {
+        if (t.id() == default_target) target = &t;
+    }
+    SourceInspectorSettings settings;
+    settings.cache_root = request.cache_root;
+    settings.network = request.network;
+    settings.observer = request.observer;
+    settings.routing = routing_for(request, input, *target);
+    settings.python = python;
+    settings.interpreter = request.sources.interpreter;
+    PythonOptions python_options;
+    python_options.cache_root = request.cache_root;
+    python_options.environment = request.environment;
+    settings.discovery = discovery_options(python_options);
+    settings.environment = request.sources.build_environment;
+    settings.timeout = request.sources.timeout;
+    settings.git = request.sources.git;
+    return std::make_unique<HostSourceInspector>(std::move(settings));
 }
 
 std::optional<lock::Lockfile> read_existing(const std::filesystem::path& path) {
@@ -472,16 +597,20 @@ LockOutcome run_lock(const LockRequest& request) {
     lockfile.input_hash = input_hash;
     lockfile.python_requires = input.python_requires;
     lockfile.indexes = indexes;
-    for (const auto& target : targets) {
-        auto locked =
-            lock_target(request, input, target, python,
-                        previous && !request.upgrade ? &*previous : nullptr, downloader, cache);
-        outcome.notes.insert(outcome.notes.end(), locked.notes.begin(), locked.notes.end());
-        lockfile.targets.push_back(std::move(locked.locked));
-    }
     lockfile.default_target = target_ids.front();
     if (std::find(target_ids.begin(), target_ids.end(), request.host_target) != target_ids.end()) {
         lockfile.default_target = request.host_target;
+    }
+    std::unique_ptr<HostSourceInspector> inspector;
+    if (request.sources.inspect) {
+        inspector = make_inspector(request, input, python, targets, lockfile.default_target);
+    }
+    for (const auto& target : targets) {
+        auto locked = lock_target(request, input, target, python,
+                                  previous && !request.upgrade ? &*previous : nullptr, downloader,
+                                  cache, inspector.get());
+        outcome.notes.insert(outcome.notes.end(), locked.notes.begin(), locked.notes.end());
+        lockfile.targets.push_back(std::move(locked.locked));
     }
 
     auto text = lock::write_lockfile(lockfile);

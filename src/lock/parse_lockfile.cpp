@@ -287,7 +287,7 @@ LockedFile read_wheel(const Reader& reader, const YamlNode& node, const std::str
 
 LockedSource read_source(const Reader& reader, const YamlNode& node, const std::string& path) {
     const Fields f(reader, node, path);
-    f.check({"kind", "url", "commit", "sha256", "size", "subdirectory"});
+    f.check({"kind", "url", "commit", "sha256", "size", "subdirectory", "revision", "editable"});
     LockedSource source;
     source.kind = f.non_empty("kind");
     if (source.kind != "vcs" && source.kind != "sdist" && source.kind != "url" &&
@@ -303,6 +303,9 @@ LockedSource read_source(const Reader& reader, const YamlNode& node, const std::
     if (const YamlNode* size = f.optional("size"))
         source.size = reader.whole_number(*size, f.path("size"));
     source.subdirectory = f.optional_string("subdirectory");
+    source.revision = f.optional_string("revision");
+    if (const YamlNode* editable = f.optional("editable"))
+        source.editable = reader.boolean(*editable, f.path("editable"));
     return source;
 }
 

@@ -132,6 +132,8 @@ void write_source(YamlOut& out, int indent, const LockedSource& source) {
     if (!source.sha256.empty()) out.field(indent + 2, "sha256", source.sha256);
     if (source.size != 0) out.field_raw(indent + 2, "size", std::to_string(source.size));
     if (!source.subdirectory.empty()) out.field(indent + 2, "subdirectory", source.subdirectory);
+    if (!source.revision.empty()) out.field(indent + 2, "revision", source.revision);
+    if (source.editable) out.field_raw(indent + 2, "editable", "true");
 }
 
 void write_package(YamlOut& out, int indent, const LockedPackage& package) {

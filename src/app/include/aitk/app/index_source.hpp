@@ -3,6 +3,11 @@
 // an index::IndexClient (parallel, cached, offline-aware), files filtered for one target (its
 // wheel tags, its Python for Requires-Python, the binary-only rules). It also remembers which
 // file each chosen version stands for, so the lockfile records exactly what was resolved.
+// Source nodes (VCS and archive URLs, versions offered only as sdists) are looked into through
+// a SourceInspector when one is given; without one they stay opaque (version and dependencies
+// unknown until they are built).
+#include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "aitk/build/git_url.hpp"
 #include "aitk/index/client.hpp"
+#include "aitk/pep/metadata.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/resolve/source.hpp"
@@ -26,6 +33,42 @@ struct SourceTarget {
     std::set<std::string> no_binary;
 };
 
+// What looking into a source node told: its core metadata and the exact source it came from.
+struct InspectedSource {
+    pep::CoreMetadata metadata;
+    std::string commit;  // VCS: the full commit id the revision named
+    // Archives: the file's digest and size (from the index, or hashed on download).
+    std::string sha256;
+    std::uint64_t size = 0;
+    // The metadata came from the build backend (prepare_metadata_for_build_wheel, or a wheel
+    // built for it) run by this machine's interpreter, not from a static PKG-INFO: for another
+    // target it is what this machine's build says.
+    bool built = false;
+    std::string built_with;  // "Python 3.12.1" when `built`
+};
+
+// Looks into source nodes for the resolver. Failures throw (util::Error, build::BuildError
+// with the backend's output): the lock stops there, as pip does.
+class SourceInspector {
+  public:
+    virtual ~SourceInspector() = default;
+    // A git requirement of project `name`. `locked_commit` (a full id, or empty) is the commit
+    // an earlier lock chose for the same URL and revision: kept instead of asking the
+    // repository where its branch is now.
+    virtual InspectedSource vcs(const std::string& name, const build::GitUrl& url,
+                                const std::string& locked_commit) = 0;
+    // An sdist from an index, or an archive named by URL (`file.sha256()` when known).
+    virtual InspectedSource archive(const std::string& name,
+                                    const index::DistributionFile& file) = 0;
+    // A local project folder ("name @ file:///path", "-e ./path").
+    virtual InspectedSource directory(const std::string& name,
+                                      const std::filesystem::path& project) = 0;
+};
+
+// The key under which a git requirement's commit is remembered between locks: the repository
+// URL without credentials, the revision as written and the subdirectory.
+std::string vcs_pin_key(const build::GitUrl& url);
+
 // The file a resolved version installs from, and the index that served it.
 struct ChosenFile {
     const index::DistributionFile* file = nullptr;  // null for direct references
@@ -34,7 +77,9 @@ struct ChosenFile {
 
 class IndexPackageSource : public resolve::PackageSource {
   public:
-    IndexPackageSource(index::IndexClient& client, SourceTarget target);
+    // `inspector` (may be null: source nodes stay opaque) must outlive the source.
+    IndexPackageSource(index::IndexClient& client, SourceTarget target,
+                       SourceInspector* inspector = nullptr);
     ~IndexPackageSource() override;
 
     resolve::SourceResult versions(const std::string& name) override;
@@ -48,6 +93,14 @@ class IndexPackageSource : public resolve::PackageSource {
     // sdist); nullopt when versions() never listed it.
     std::optional<ChosenFile> chosen_file(const std::string& name,
                                           const pep::Version& version) const;
+    // Commits of git requirements to keep (by vcs_pin_key), from an earlier lock.
+    void set_locked_commits(std::map<std::string, std::string> commits) {
+        locked_commits_ = std::move(commits);
+    }
+    // What the inspector found for a direct reference (by its URL as the requirement wrote it)
+    // or for an sdist file (by its URL); null when nothing was inspected.
+    const InspectedSource* inspected(const std::string& url) const;
+
     // Notes for the user gathered while resolving ("sdist-only-pkg 1.0: no wheel; its
     // dependencies come from PKG-INFO").
     const std::vector<std::string>& notes() const noexcept { return notes_; }
@@ -59,8 +112,18 @@ class IndexPackageSource : public resolve::PackageSource {
     void index_project(Project& project, index::ProjectOutcome outcome);
     bool binary_only(const std::string& name) const;
 
+    resolve::DependencyResult sdist_dependencies(const std::string& name,
+                                                 const pep::Version& version,
+                                                 const index::DistributionFile& file);
+    const InspectedSource& remember(const std::string& url, const std::string& name,
+                                    InspectedSource inspected,
+                                    const std::optional<pep::Version>& expected);
+
     index::IndexClient& client_;
     SourceTarget target_;
+    SourceInspector* inspector_ = nullptr;
+    std::map<std::string, std::string> locked_commits_;
+    std::map<std::string, InspectedSource> inspected_;  // by URL
     pep::TagPriority priority_;
     std::map<std::string, std::unique_ptr<Project>> projects_;
     std::map<std::string, resolve::DependencyInfo> metadata_;  // by file URL

@@ -2,6 +2,7 @@
 // `aitk-env lock`: inputs (a manifest, a requirements file or a conda environment.yml) → one
 // resolution per target → the lockfile. Everything that touches the world arrives in the
 // request (cache root, environment, working directory, host target), so tests drive it fully.
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -10,9 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aitk/build/git.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/net/observer.hpp"
 #include "aitk/project/project_input.hpp"
+#include "aitk/python/discovery.hpp"
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::app {
@@ -41,6 +44,23 @@ struct InputSelection {
     bool skip_unmapped = false;
 };
 
+// Source nodes: VCS and archive URLs, local folders, versions offered only as sdists.
+struct SourceSettings {
+    // Look into them, so that their versions and dependencies are locked: a git revision is
+    // resolved to its commit (an earlier lock's commit is kept unless upgrading), the metadata
+    // comes from PKG-INFO or from the build backend run by a Python of the lock's X.Y on this
+    // machine (for every target: a note says so). Off: they stay opaque (version and
+    // dependencies unknown, the revision as written); nothing is fetched with git or built.
+    bool inspect = false;
+    // The interpreter backends run with; nullopt: the newest Python X.Y discovery finds with
+    // the request's environment (PATH, HOME, PYENV_ROOT) and cache.
+    std::optional<python::Interpreter> interpreter;
+    // What backends and git start from; nullopt: this process's environment.
+    std::optional<util::Environment> build_environment;
+    std::chrono::milliseconds timeout = std::chrono::hours(2);  // per PEP 517 hook
+    build::GitOptions git;
+};
+
 struct LockRequest {
     InputSelection input;
     std::optional<std::filesystem::path> output;  // default lockfiles/<name>.lock.yml
@@ -58,6 +78,7 @@ struct LockRequest {
     // the locked ones, and the target when nothing else names one. Empty: the first target.
     std::string host_target;
     net::TransferObserver* observer = nullptr;  // progress of whole-wheel downloads
+    SourceSettings sources;
 };
 
 struct LockOutcome {

@@ -38,10 +38,15 @@ struct LockedFile {
 struct LockedSource {
     std::string kind;    // "vcs", "sdist", "url", "directory"
     std::string url;     // repository or archive URL, without credentials
-    std::string commit;  // vcs: the full commit (or the revision as written)
+    std::string commit;  // vcs: the full commit (or the revision as written, in an opaque lock)
     std::string sha256;  // sdist/url archives
     std::uint64_t size = 0;
     std::string subdirectory;
+    // vcs: the branch or tag the requirement names, kept so that a re-lock knows whether the
+    // locked commit still answers the same request; "" when it names a commit or nothing.
+    // (The initialiser keeps six-value brace initialisations free of missing-field warnings.)
+    std::string revision{};
+    bool editable = false;  // directory: "-e", installed as a PEP 660 editable wheel
     friend bool operator==(const LockedSource&, const LockedSource&) = default;
 };
 

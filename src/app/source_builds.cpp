@@ -1,0 +1,312 @@
+#include "aitk/app/source_builds.hpp"
+
+#include <memory>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "aitk/app/build_environment.hpp"
+#include "aitk/build/build.hpp"
+#include "aitk/build/git_url.hpp"
+#include "aitk/build/sdist.hpp"
+#include "aitk/build/wheel_cache.hpp"
+#include "aitk/fs/hash.hpp"
+#include "aitk/pep/name.hpp"
+#include "aitk/pep/wheel_filename.hpp"
+#include "aitk/util/error.hpp"
+#include "aitk/util/redact.hpp"
+#include "aitk/util/strings.hpp"
+
+namespace aitk::app {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+std::string without_fragment(std::string_view url) {
+    auto cut = url.find_first_of("#?");
+    return std::string(cut == std::string_view::npos ? url : url.substr(0, cut));
+}
+
+std::string last_segment(std::string_view url) {
+    std::string plain = without_fragment(url);
+    auto slash = plain.rfind('/');
+    return slash == std::string::npos ? plain : plain.substr(slash + 1);
+}
+
+build::GitUrl git_url_of(const lock::LockedSource& source) {
+    std::string text = source.url;
+    if (!source.subdirectory.empty()) text += "#subdirectory=" + source.subdirectory;
+    auto parsed = build::GitUrl::parse(text);
+    if (!parsed) {
+        throw util::Error(util::ExitCode::failure,
+                          "the lock's VCS source " + util::redact_url(source.url) +
+                              " is not usable: " + parsed.error(),
+                          "lock again");
+    }
+    return *parsed;
+}
+
+std::string label_of(const lock::LockedPackage& package) {
+    return package.name + (package.version.empty() ? std::string() : " " + package.version);
+}
+
+const lock::LockedSource& source_of(const lock::LockedPackage& package) {
+    if (!package.source) {
+        throw util::Error(util::ExitCode::failure,
+                          package.name + " is not a source node (the lock gives it a wheel)",
+                          "internal: pass only packages without a wheel");
+    }
+    return *package.source;
+}
+
+// The built wheel must be the package the lock resolved: another name or version would leave
+// the prefix other than the lock says.
+pep::WheelFilename checked_wheel(const lock::LockedPackage& package, const stdfs::path& wheel) {
+    auto parsed = pep::WheelFilename::parse(wheel.filename().string());
+    if (!parsed) {
+        throw util::Error(util::ExitCode::failure, "building " + label_of(package) + " made " +
+                                                       wheel.filename().string() +
+                                                       ", which is not a wheel file name");
+    }
+    if (parsed->name != package.name) {
+        throw util::Error(util::ExitCode::failure,
+                          "building " + label_of(package) + " made a wheel of " + parsed->name +
+                              " (" + wheel.filename().string() + ")",
+                          "the lock names the project wrongly; fix the requirement and lock again");
+    }
+    if (!package.version.empty()) {
+        auto locked = pep::Version::parse(package.version);
+        if (locked && !(*locked == parsed->version)) {
+            throw util::Error(util::ExitCode::failure,
+                              "building " + label_of(package) + " made version " +
+                                  parsed->version.to_string() + " (" + wheel.filename().string() +
+                                  "), not the locked " + package.version,
+                              "the source changed since it was locked (a local folder, a moved "
+                              "tag): lock again");
+        }
+    }
+    return std::move(*parsed);
+}
+
+}  // namespace
+
+std::optional<stdfs::path> local_path_of(std::string_view url) {
+    if (util::istarts_with(url, "file://")) {
+        std::string path(url.substr(7));
+        // file://localhost/x and file:///x; another host is not this machine.
+        if (util::istarts_with(path, "localhost/")) path = path.substr(9);
+        if (path.empty() || path.front() != '/') return std::nullopt;
+        return stdfs::path(without_fragment(path));
+    }
+    if (util::istarts_with(url, "file:")) return stdfs::path(without_fragment(url.substr(5)));
+    if (!url.empty() && url.front() == '/') return stdfs::path(without_fragment(url));
+    return std::nullopt;
+}
+
+FetchedArchive fetch_source_archive(cache::Cache& cache, net::Downloader& downloader,
+                                    const std::string& url, const std::string& filename,
+                                    const std::string& sha256, bool offline,
+                                    net::TransferObserver* observer) {
+    std::error_code ec;
+    if (!sha256.empty()) {
+        if (auto found = cache.find_artifact(sha256, filename)) {
+            return {*found, sha256, stdfs::file_size(*found, ec)};
+        }
+    }
+    if (auto local = local_path_of(url)) {
+        // A file on this machine is copied into the cache as it is (checked when a hash is
+        // known): the build must not depend on it staying where it is.
+        if (!stdfs::is_regular_file(*local, ec)) {
+            throw util::Error(util::ExitCode::failure, local->string() + " does not exist",
+                              "fix the path in the requirement");
+        }
+        std::string digest = sha256.empty() ? fs::sha256_file_hex(*local) : sha256;
+        auto stored = cache.import_artifact(*local, digest, filename);
+        return {stored, digest, stdfs::file_size(stored, ec)};
+    }
+    if (offline) {
+        throw util::Error(
+            util::ExitCode::failure,
+            "offline: " + filename + " (" + util::redact_url(url) + ") is not in the cache",
+            "run once without --offline");
+    }
+    auto hold = cache.hold();
+    net::FileRequest request;
+    request.url = url;
+    request.destination = cache.staging_path(filename);
+    if (!sha256.empty()) request.expected_sha256 = util::to_lower(sha256);
+    auto outcome = downloader.download(request, observer);
+    if (!outcome) {
+        stdfs::remove(request.destination, ec);
+        throw util::Error(util::ExitCode::failure,
+                          "cannot download " + filename + ": " + outcome.error().message);
+    }
+    const std::string expected = sha256.empty() ? outcome->sha256 : util::to_lower(sha256);
+    auto stored = cache.insert_artifact(request.destination, expected, filename, outcome->sha256,
+                                        util::redact_url(url));
+    return {stored, outcome->sha256, outcome->size};
+}
+
+std::string source_identity(const lock::LockedPackage& package) {
+    if (!package.source) return {};
+    const auto& source = *package.source;
+    if (source.kind == "vcs") return build::git_source_id(git_url_of(source), source.commit);
+    if (source.kind == "directory") {
+        auto path = local_path_of(source.url);
+        return "dir:" + (path ? path->generic_string() : source.url);
+    }
+    if (!source.sha256.empty()) return build::sdist_source_id(util::to_lower(source.sha256));
+    return "url:" + util::strip_credentials(source.url);
+}
+
+std::optional<std::string> direct_url_json(const lock::LockedPackage& package) {
+    if (!package.source) return std::nullopt;
+    const auto& source = *package.source;
+    nlohmann::json json;
+    if (source.kind == "vcs") {
+        auto url = git_url_of(source);
+        json["url"] = util::strip_credentials(url.repository);
+        json["vcs_info"] = {{"vcs", "git"}, {"commit_id", source.commit}};
+        // The revision the user asked for: a branch or tag, or the commit itself.
+        std::string requested = source.revision.empty() ? source.commit : source.revision;
+        json["vcs_info"]["requested_revision"] = requested;
+    } else if (source.kind == "directory") {
+        auto path = local_path_of(source.url);
+        json["url"] = path ? "file://" + path->generic_string() : source.url;
+        json["dir_info"] = nlohmann::json::object();
+        if (source.editable) json["dir_info"]["editable"] = true;
+    } else if (source.kind == "sdist" && !package.index.empty()) {
+        return std::nullopt;  // from an index: a name and version, not a URL
+    } else {
+        json["url"] = util::strip_credentials(without_fragment(source.url));
+        json["archive_info"] = nlohmann::json::object();
+        if (!source.sha256.empty()) {
+            json["archive_info"]["hashes"] = {{"sha256", source.sha256}};
+            json["archive_info"]["hash"] = "sha256=" + source.sha256;
+        }
+    }
+    if (!source.subdirectory.empty()) json["subdirectory"] = source.subdirectory;
+    return json.dump();
+}
+
+index::IndexRouting routing_from_lock(const lock::Lockfile& lock,
+                                      const lock::LockedTarget& target) {
+    index::IndexRouting routing;
+    for (const auto& entry : lock.indexes) {
+        if (entry.kind == "torch-backend") {
+            if (entry.name == "torch " + target.backend) {
+                routing.torch_backend_index =
+                    index::IndexLocation{entry.name, entry.url, index::IndexKind::torch_backend};
+            }
+            continue;
+        }
+        auto kind =
+            entry.kind == "find-links" ? index::IndexKind::find_links : index::IndexKind::simple;
+        routing.indexes.push_back({entry.name, entry.url, kind});
+    }
+    return routing;
+}
+
+std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request) {
+    cache::Cache cache(request.cache_root);
+    const build::BuiltWheelCache wheel_cache(cache);
+    std::unique_ptr<build::GitCache> git;
+    std::unique_ptr<net::Downloader> downloader;
+    std::unique_ptr<IndexBuildEnvironmentProvider> own_provider;
+    auto provider = [&]() -> build::BuildEnvironmentProvider& {
+        if (request.provider) return *request.provider;
+        if (!own_provider) {
+            BuildEnvironmentSettings settings;
+            settings.routing = request.routing;
+            settings.network = request.network;
+            settings.cache_root = request.cache_root;
+            settings.interpreter = request.interpreter;
+            settings.observer = request.observer;
+            own_provider = std::make_unique<IndexBuildEnvironmentProvider>(std::move(settings));
+        }
+        return *own_provider;
+    };
+
+    build::BuildOptions options;
+    options.environment = request.environment;
+    options.timeout = request.timeout;
+    options.work_dir = cache.temp_dir();
+    stdfs::create_directories(options.work_dir);
+    options.output_dir = request.output_dir;
+    options.cache = &wheel_cache;
+
+    std::vector<BuiltSource> out;
+    for (const auto* package : request.sources) {
+        const auto& source = source_of(*package);
+        BuiltSource built;
+        built.name = package->name;
+        built.direct_url = direct_url_json(*package);
+        const bool needs_output = source.kind == "directory";
+        if (needs_output && request.output_dir.empty()) {
+            throw util::Error(
+                util::ExitCode::failure,
+                "building " + label_of(*package) + " (a local folder): no folder for its wheel",
+                "internal: set SourceBuildRequest::output_dir");
+        }
+
+        build::BuiltWheel wheel;
+        if (source.kind == "vcs") {
+            if (!git) {
+                build::GitOptions git_options = request.git;
+                if (!git_options.environment && request.environment) {
+                    git_options.environment = request.environment;
+                }
+                git = std::make_unique<build::GitCache>(cache, git_options);
+            }
+            auto url = git_url_of(source);
+            std::string commit = source.commit;
+            if (!build::is_full_commit_id(commit)) {
+                // A lock made without looking into sources holds the revision as written.
+                url.revision = commit;
+                commit = git->resolve(url);
+            }
+            wheel = build::build_wheel(build::BuildSource::git(*git, url, commit), provider(),
+                                       request.interpreter, options);
+        } else if (source.kind == "directory") {
+            auto path = local_path_of(source.url);
+            if (!path) {
+                throw util::Error(
+                    util::ExitCode::failure,
+                    package->name + ": " + util::redact_url(source.url) + " is not a local folder");
+            }
+            if (!source.subdirectory.empty()) *path /= source.subdirectory;
+            if (source.editable) {
+                wheel = build::build_editable(*path, provider(), request.interpreter, options);
+                built.editable = true;
+            } else {
+                wheel = build::build_wheel(build::BuildSource::directory(*path), provider(),
+                                           request.interpreter, options);
+            }
+        } else {
+            if (!downloader) {
+                net::DownloaderOptions net_options;
+                net_options.concurrency = request.network.concurrency;
+                net_options.ca_file = request.network.cert;
+                downloader = std::make_unique<net::Downloader>(net_options);
+            }
+            auto archive =
+                fetch_source_archive(cache, *downloader, source.url, last_segment(source.url),
+                                     source.sha256, request.network.offline, request.observer);
+            if (archive.path.extension() == ".whl") {
+                wheel = {archive.path, true};  // a wheel by URL: nothing to build
+            } else {
+                wheel = build::build_wheel(build::BuildSource::sdist(archive.path, archive.sha256),
+                                           provider(), request.interpreter, options);
+            }
+        }
+        auto name = checked_wheel(*package, wheel.path);
+        built.version = name.version.to_string();
+        built.wheel = wheel.path;
+        built.from_cache = wheel.from_cache;
+        built.wheel_sha256 = fs::sha256_file_hex(wheel.path);
+        out.push_back(std::move(built));
+    }
+    return out;
+}
+
+}  // namespace aitk::app
