@@ -165,6 +165,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
         lock_request.environment = request.environment;
         lock_request.host_target = request.host.id;
         lock_request.observer = request.observer;
+        lock_request.sources.inspect = request.build_sources;
         // --dry-run resolves as a real setup would (keeping the existing lock's pins) but writes
         // the lock into a scratch folder: the project's lockfiles/ stays as it was.
         std::optional<fs::TempDir> scratch;
@@ -210,11 +211,15 @@ SetupOutcome run_setup(const SetupRequest& request) {
     sync.remove_extraneous = true;
     sync.dry_run = request.dry_run;
     sync.compile_bytecode = request.compile_bytecode;
+    sync.build_sources = request.build_sources;
     outcome.sync = sync_prefix(sync);
     for (const auto& p : outcome.sync.plan.unbuildable) {
         outcome.notes.push_back(p.name + " is not installed: it comes from " +
                                 (p.source ? p.source->url : std::string("source")) +
-                                " and needs a source build, which this version cannot do yet");
+                                (request.build_sources
+                                     ? " and cannot be built here (only git commits, sdists, "
+                                       "archive URLs and local folders can)"
+                                     : " and needs a source build (--no-build is set)"));
     }
     if (request.dry_run) return outcome;
 

@@ -9,8 +9,11 @@
 
 #include "aitk/app/bytecode.hpp"
 #include "aitk/app/prefix.hpp"
+#include "aitk/app/source_builds.hpp"
+#include "aitk/build/git_url.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
+#include "aitk/fs/temp.hpp"
 #include "aitk/index/artifacts.hpp"
 #include "aitk/install/transaction.hpp"
 #include "aitk/net/downloader.hpp"
@@ -161,6 +164,22 @@ bool lock_copy_current(const install::PrefixLayout& layout, const lock::Lockfile
     }
 }
 
+// A source node sync can build: git at a full commit (a lock made without inspecting sources
+// may hold a branch name), an sdist/archive URL, a local folder.
+bool buildable(const lock::LockedPackage& package) {
+    if (!package.source) return false;
+    if (package.source->kind == "vcs") {
+        return package.source->url.starts_with("git+") &&
+               build::is_full_commit_id(package.source->commit);
+    }
+    return !source_identity(package).empty();
+}
+
+// What the receipt records per package: the wheel's sha256, or the source a wheel is built from.
+std::string installed_key(const lock::LockedPackage& package) {
+    return package.wheel ? package.wheel->sha256 : source_identity(package);
+}
+
 std::filesystem::path from_record_path(const std::string& path) {
     return std::filesystem::path(std::u8string(path.begin(), path.end()));
 }
@@ -170,13 +189,13 @@ std::filesystem::path from_record_path(const std::string& path) {
 SyncPlan plan_sync(const lock::LockedTarget& target,
                    const std::vector<install::InstalledDistribution>& installed,
                    const std::optional<Receipt>& receipt, bool remove_extraneous,
-                   const install::PrefixLayout* layout) {
+                   const install::PrefixLayout* layout, bool build_sources) {
     SyncPlan plan;
     std::map<std::string, const install::InstalledDistribution*> present;
     for (const auto& dist : installed)
         present[dist.name] = &dist;
     for (const auto& package : target.packages) {
-        if (!package.wheel) {
+        if (!package.wheel && (!build_sources || !buildable(package))) {
             plan.unbuildable.push_back(package);
             present.erase(package.name);  // whatever is there stays (it may be a build of it)
             continue;
@@ -187,11 +206,14 @@ SyncPlan plan_sync(const lock::LockedTarget& target,
             continue;
         }
         const auto& dist = *it->second;
-        bool same_version = dist.version == package.version;
+        // A source node locked without inspection has no version: its identity decides.
+        bool same_version =
+            package.version.empty() ? !package.wheel : dist.version == package.version;
         bool same_wheel = true;
         if (receipt) {
             auto sha = receipt->wheel_sha256.find(package.name);
-            same_wheel = sha != receipt->wheel_sha256.end() && sha->second == package.wheel->sha256;
+            same_wheel =
+                sha != receipt->wheel_sha256.end() && sha->second == installed_key(package);
         }
         if (same_version && same_wheel && (!layout || files_intact(*layout, dist))) {
             plan.keep.push_back(package.name);
@@ -255,8 +277,9 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     const auto& layout = request.layout;
     SyncOutcome outcome;
     if (request.dry_run) {
-        outcome.plan = plan_sync(target, install::installed_distributions(layout),
-                                 Receipt::read(layout.state), request.remove_extraneous, &layout);
+        outcome.plan =
+            plan_sync(target, install::installed_distributions(layout), Receipt::read(layout.state),
+                      request.remove_extraneous, &layout, request.build_sources);
         return outcome;
     }
 
@@ -273,7 +296,8 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     });
     auto installed = install::installed_distributions(layout);
     auto receipt = Receipt::read(layout.state);
-    outcome.plan = plan_sync(target, installed, receipt, request.remove_extraneous, &layout);
+    outcome.plan = plan_sync(target, installed, receipt, request.remove_extraneous, &layout,
+                             request.build_sources);
 
     std::vector<const lock::LockedPackage*> wanted;
     for (const auto& p : outcome.plan.install)
@@ -281,9 +305,40 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     for (const auto& p : outcome.plan.reinstall)
         wanted.push_back(&p);
 
+    // Source nodes are built first (a build failure then changes nothing), and afterwards
+    // handled like wheels from an index.
+    std::vector<const lock::LockedPackage*> sources;
+    std::vector<const lock::LockedPackage*> wheels;
+    for (const auto* p : wanted)
+        (p->wheel ? wheels : sources).push_back(p);
+    wanted = wheels;
+    wanted.insert(wanted.end(), sources.begin(), sources.end());
+    std::vector<BuiltSource> built;
+    std::optional<fs::TempDir> build_output;
+    if (!sources.empty()) {
+        python::DiscoveryOptions discovery;
+        auto interpreter = python::probe_interpreter(layout.python, discovery);
+        if (!interpreter) {
+            throw util::Error(util::ExitCode::failure,
+                              "cannot build source packages for " + layout.prefix.string() +
+                                  ": its interpreter does not run: " + interpreter.error(),
+                              "recreate the prefix with `aitk-env setup`");
+        }
+        build_output = fs::TempDir::create("aitk-env-built");
+        SourceBuildRequest build;
+        build.sources = sources;
+        build.interpreter = *interpreter;
+        build.cache_root = request.cache_root;
+        if (request.lock) build.routing = routing_from_lock(*request.lock, target);
+        build.network = request.network;
+        build.observer = request.observer;
+        build.output_dir = build_output->path();
+        built = build_source_packages(build);
+    }
+
     cache::Cache cache(request.cache_root);
     std::vector<cache::ArtifactRef> refs;
-    for (const auto* p : wanted)
+    for (const auto* p : wheels)
         refs.push_back({p->wheel->sha256, p->wheel->filename, p->wheel->url});
     std::vector<std::filesystem::path> artifacts;
     if (!refs.empty()) {
@@ -308,8 +363,11 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
 
     auto hold = cache.hold();
     std::vector<std::filesystem::path> trees(wanted.size());
+    for (const auto& b : built)
+        artifacts.push_back(b.wheel);
     parallel_for(wanted.size(), request.jobs, [&](std::size_t i) {
-        const auto& sha = wanted[i]->wheel->sha256;
+        const auto& sha =
+            i < wheels.size() ? wanted[i]->wheel->sha256 : built[i - wheels.size()].wheel_sha256;
         trees[i] = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
             install::unpack_wheel(artifacts[i], dest);
         });
@@ -338,8 +396,16 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
             r.version = wanted[i]->version;
             r.requested = wanted[i]->requested;
             r.link_mode = request.link_mode;
-            r.label = wanted[i]->wheel->filename;
-            if (is_direct_reference(*wanted[i])) r.direct_url = direct_url_json(*wanted[i]->wheel);
+            if (i < wheels.size()) {
+                r.label = wanted[i]->wheel->filename;
+                if (is_direct_reference(*wanted[i]))
+                    r.direct_url = direct_url_json(*wanted[i]->wheel);
+            } else {
+                const auto& b = built[i - wheels.size()];
+                r.version = b.version;
+                r.label = b.wheel.filename().string();
+                r.direct_url = b.direct_url;
+            }
             auto result = install::install_wheel(txn.staging(), r);
             std::lock_guard lock(result_mutex);
             if (!outcome.link_mode) outcome.link_mode = result.used;
@@ -357,7 +423,9 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     updated.target = target.id;
     updated.input_hash = request.lock ? request.lock->input_hash : std::string();
     for (const auto& package : target.packages) {
-        if (package.wheel) updated.wheel_sha256[package.name] = package.wheel->sha256;
+        if (package.wheel || (request.build_sources && buildable(package))) {
+            updated.wheel_sha256[package.name] = installed_key(package);
+        }
     }
     // A sync that changes no package rewrites nothing it need not (and stages nothing at all
     // when the receipt and lock copy are current).

@@ -19,7 +19,7 @@ namespace {
 struct LockArgs {
     std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto";
     std::vector<std::string> targets, upgrade_packages;
-    bool upgrade = false, check = false, skip_unmapped = false;
+    bool upgrade = false, check = false, skip_unmapped = false, no_build = false;
 };
 
 std::optional<std::filesystem::path> path_or_none(const std::string& s) {
@@ -69,6 +69,10 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                      "Ignore the locked version of this package (repeatable)");
     lock->add_flag("--check", a->check,
                    "Exit 1 when the lockfile is missing or stale; write nothing (for CI)");
+    lock->add_flag("--no-build", a->no_build,
+                   "Lock git/sdist/folder requirements as they are written, without fetching or "
+                   "building them (their versions and dependencies stay unknown)")
+        ->envname("AITK_ENV_NO_BUILD");
     lock->add_flag("--skip-unmapped", a->skip_unmapped,
                    "environment.yml: go on when conda packages have no PyPI name");
     lock->footer(
@@ -87,6 +91,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.upgrade = a->upgrade;
         request.upgrade_packages = a->upgrade_packages;
         request.check = a->check;
+        request.sources.inspect = !a->no_build;
         if (!globals.index_url.empty()) request.indexes.index_url = globals.index_url;
         request.indexes.extra_index_urls = globals.extra_index_urls;
         request.indexes.find_links = globals.find_links;

@@ -30,7 +30,7 @@ constexpr bool host_is_windows =
 Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
         std::string lock, prefix = ".venv", target, link_mode = "auto";
-        bool dry_run = false, compile_bytecode = false;
+        bool dry_run = false, compile_bytecode = false, no_build = false;
     };
     auto a = std::make_shared<Args>();
     auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
@@ -44,6 +44,9 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     sync->add_flag("--compile-bytecode", a->compile_bytecode,
                    "Compile the installed .py files to .pyc (faster first import)")
         ->envname("AITK_ENV_COMPILE_BYTECODE");
+    sync->add_flag("--no-build", a->no_build,
+                   "Skip git/sdist/folder packages instead of building them")
+        ->envname("AITK_ENV_NO_BUILD");
     Command command;
     command.app = sync;
     command.run = [a, &globals]() -> int {
@@ -72,8 +75,9 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         request.link_mode = *install::parse_link_mode(a->link_mode);
         request.dry_run = a->dry_run;
         request.compile_bytecode = a->compile_bytecode;
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0,
-                                                globals.verbosity < 0, globals.no_progress);
+        request.build_sources = !a->no_build;
+        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
+                                                globals.no_progress);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
         auto outcome = app::sync_prefix(request);
@@ -95,7 +99,8 @@ Command add_verify_command(CLI::App& app, GlobalOptions& globals) {
         std::string lock, prefix = ".venv", target;
     };
     auto a = std::make_shared<Args>();
-    auto* verify = app.add_subcommand("verify", "Compare the prefix with its lock and RECORD hashes");
+    auto* verify =
+        app.add_subcommand("verify", "Compare the prefix with its lock and RECORD hashes");
     verify->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     verify->add_option("-l,--lock", a->lock, "Lockfile (default: the prefix's own copy)");
     verify->add_option("--target", a->target, "Lock target (default: the prefix's)");
@@ -146,7 +151,8 @@ Command add_run_command(CLI::App& app, GlobalOptions& /*globals*/) {
         std::vector<std::string> command;
     };
     auto a = std::make_shared<Args>();
-    auto* run = app.add_subcommand("run", "Run a command in the prefix's environment (as the shims do)");
+    auto* run =
+        app.add_subcommand("run", "Run a command in the prefix's environment (as the shims do)");
     run->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     run->add_option("command", a->command, "Command and its arguments (after --)")->required();
     run->prefix_command();
@@ -174,12 +180,15 @@ Command add_run_command(CLI::App& app, GlobalOptions& /*globals*/) {
         return result->exit_code;
 #else
         std::vector<std::string> env_strings;
-        for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+        for (const auto& [k, v] : env)
+            env_strings.push_back(k + "=" + v);
         std::vector<char*> argv, envp;
         std::string exe = program->string();
-        for (auto& arg : a->command) argv.push_back(arg.data());
+        for (auto& arg : a->command)
+            argv.push_back(arg.data());
         argv.push_back(nullptr);
-        for (auto& e : env_strings) envp.push_back(e.data());
+        for (auto& e : env_strings)
+            envp.push_back(e.data());
         envp.push_back(nullptr);
         std::cout.flush();
         ::execve(exe.c_str(), argv.data(), envp.data());

@@ -16,17 +16,19 @@ namespace aitk::cli {
 
 Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
-        std::string manifest, lock, requirements, env_file, bundle, project, prefix = ".venv",
-                                                                     backend = "auto", python,
-                                                                     link_mode = "auto";
+        std::string manifest, lock, requirements, env_file, bundle, project,
+            prefix = ".venv", backend = "auto", python, link_mode = "auto";
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
-             compile_bytecode = false;
+             compile_bytecode = false, no_build = false;
     };
     auto args = std::make_shared<Args>();
     auto* setup = app.add_subcommand("setup", "From nothing to a working prefix with shims");
-    auto* m = setup->add_option("-m,--manifest", args->manifest, "Manifest (default: AI Toolkit's)");
-    auto* l = setup->add_option("-l,--lock", args->lock, "Lockfile to install (no resolver, no index pages)");
-    auto* r = setup->add_option("-r,--requirements", args->requirements, "requirements.txt to install");
+    auto* m =
+        setup->add_option("-m,--manifest", args->manifest, "Manifest (default: AI Toolkit's)");
+    auto* l = setup->add_option("-l,--lock", args->lock,
+                                "Lockfile to install (no resolver, no index pages)");
+    auto* r =
+        setup->add_option("-r,--requirements", args->requirements, "requirements.txt to install");
     auto* f = setup->add_option("-f,--file", args->env_file, "environment.yml to install");
     auto* b = setup->add_option("--bundle", args->bundle, "Offline bundle to install from");
     m->excludes(l)->excludes(r)->excludes(f)->excludes(b);
@@ -46,6 +48,10 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         ->add_flag("--compile-bytecode", args->compile_bytecode,
                    "Compile the installed .py files to .pyc (faster first import)")
         ->envname("AITK_ENV_COMPILE_BYTECODE");
+    setup
+        ->add_flag("--no-build", args->no_build,
+                   "Do not fetch or build git/sdist/folder requirements (they are skipped)")
+        ->envname("AITK_ENV_NO_BUILD");
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -76,10 +82,12 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.dry_run = args->dry_run;
         request.smoke_test = !args->no_smoke_test;
         request.compile_bytecode = args->compile_bytecode;
+        request.build_sources = !args->no_build;
         if (!globals.index_url.empty()) request.indexes.index_url = globals.index_url;
         request.indexes.extra_index_urls = globals.extra_index_urls;
         request.indexes.find_links = globals.find_links;
-        if (!globals.torch_index_url.empty()) request.indexes.torch_index_url = globals.torch_index_url;
+        if (!globals.torch_index_url.empty())
+            request.indexes.torch_index_url = globals.torch_index_url;
         request.network.concurrency = globals.concurrency;
         if (!globals.cert.empty()) request.network.cert = globals.cert;
         request.network.offline = globals.offline;
@@ -95,10 +103,11 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         o.cache_dir = request.cache_root;
         o.tool_version = AITK_ENV_VERSION;
         request.host = app::detect_host_target(o);
-        if (request.host.id.empty()) throw util::Error(util::ExitCode::unsatisfiable, request.host.reason);
+        if (request.host.id.empty())
+            throw util::Error(util::ExitCode::unsatisfiable, request.host.reason);
 
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0,
-                                                globals.verbosity < 0, globals.no_progress);
+        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
+                                                globals.no_progress);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
         auto outcome = app::run_setup(request);

@@ -24,6 +24,7 @@ struct SetupRequest {
     bool dry_run = false;
     bool smoke_test = true;
     bool compile_bytecode = false;
+    bool build_sources = true;  // false: --no-build (source nodes stay opaque and uninstalled)
     IndexSettings indexes;
     NetworkSettings network;
     std::filesystem::path cache_root;

@@ -56,7 +56,7 @@ struct SyncPlan {
 SyncPlan plan_sync(const lock::LockedTarget& target,
                    const std::vector<install::InstalledDistribution>& installed,
                    const std::optional<Receipt>& receipt, bool remove_extraneous,
-                   const install::PrefixLayout* layout = nullptr);
+                   const install::PrefixLayout* layout = nullptr, bool build_sources = true);
 
 struct SyncRequest {
     const lock::Lockfile* lock = nullptr;
@@ -69,7 +69,10 @@ struct SyncRequest {
     bool remove_extraneous = true;
     bool dry_run = false;
     bool compile_bytecode = false;  // compileall on the installed .py files after commit
-    std::size_t jobs = 0;           // unpack/install threads; 0: one per core, at least 2
+    // Source nodes (git commits, sdists, folders) are built with PEP 517 and installed; false
+    // (`--no-build`): they are skipped with a note, as before.
+    bool build_sources = true;
+    std::size_t jobs = 0;  // unpack/install threads; 0: one per core, at least 2
     // Told once when another aitk-env holds the prefix and this one waits for it; empty: a
     // line on stderr.
     std::function<void(const std::string&)> notice;
