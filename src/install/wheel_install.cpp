@@ -10,6 +10,7 @@
 
 #include "aitk/install/entry_points.hpp"
 #include "aitk/install/record.hpp"
+#include "aitk/install/windows_launcher.hpp"
 #include "aitk/util/strings.hpp"
 #include "dist_info.hpp"
 #include "folder.hpp"
@@ -39,6 +40,7 @@ struct Planned {
 struct Script {
     std::string name;
     ScriptTarget call;
+    bool gui = false;  // gui_scripts: a windows-subsystem launcher running pythonw.exe
 };
 
 // A RECORD path of the verified tree, checked again without allocating: relative, no '..',
@@ -116,6 +118,7 @@ std::vector<Script> read_scripts(std::string_view label, const std::string& path
     const std::string major = python_xy.substr(0, python_xy.find('.'));
     std::vector<Script> out;
     auto add = [&](std::string name, const EntryPoint& ep) {
+        const bool gui = ep.group == "gui_scripts";
         auto call = parse_script_target(ep.value);
         if (!call) {
             fail(label, path,
@@ -125,10 +128,11 @@ std::vector<Script> read_scripts(std::string_view label, const std::string& path
         for (auto& s : out) {
             if (s.name == name) {
                 s.call = std::move(*call);
+                s.gui = gui;
                 return;
             }
         }
-        out.push_back({std::move(name), std::move(*call)});
+        out.push_back({std::move(name), std::move(*call), gui});
     };
     for (const EntryPoint& ep : *parsed) {
         if (ep.group != "console_scripts" && ep.group != "gui_scripts") continue;
@@ -215,8 +219,7 @@ class Installer {
 
         std::vector<Script> wrappers;
         const std::string entry_points = dist_info_ + "/entry_points.txt";
-        if (!layout_.windows && source_.exists(entry_points.c_str())) {
-            // Windows needs .exe launchers, which are not written yet.
+        if (source_.exists(entry_points.c_str())) {
             wrappers = read_scripts(label_, entry_points, source_.read(entry_points.c_str()),
                                     layout_.python_version);
         }
@@ -235,7 +238,11 @@ class Installer {
         files_.reserve(rows_.size() + wrappers.size() + 4);
         place_files();
         for (const auto& s : wrappers) {
-            write_file(scripts, s.name, script_text(s), true);
+            if (layout_.windows) {
+                write_launcher(s);
+            } else {
+                write_file(scripts, s.name, script_text(s), true);
+            }
         }
         write_file(lib, dist_info_ + "/INSTALLER", "aitk-env\n", false);
         if (request_.requested) write_file(lib, dist_info_ + "/REQUESTED", "", false);
@@ -255,6 +262,7 @@ class Installer {
         result.dist_info = paths_[lib] / dist_info_;
         result.files = std::move(files_);
         result.used = linker_.used();
+        result.notes = std::move(notes_);
         return result;
     }
 
@@ -342,6 +350,55 @@ class Installer {
         return shebang(python_, layout_.windows) + script_body(s.call.module, s.call.attribute);
     }
 
+    // `<name>.exe` (windows_launcher.hpp). Without launcher images the script is skipped with a
+    // note instead of failing the install: the package itself works, only its command is missing.
+    void write_launcher(const Script& s) {
+        const WindowsLaunchers* images = request_.windows_launchers;
+        const std::string* image =
+            images == nullptr ? nullptr : (s.gui ? &images->gui : &images->console);
+        const std::string file = s.name + ".exe";
+        if (image == nullptr || image->empty()) {
+            notes_.push_back(detail::wheel_message(
+                label_, "",
+                std::string(s.gui ? "GUI" : "console") + " script " + file + " (" + s.call.module +
+                    ":" + s.call.attribute +
+                    ") was not written: this aitk-env carries no Windows launcher programs "
+                    "(Windows builds of aitk-env embed them)"));
+            return;
+        }
+        std::string payload;
+        try {
+            payload = windows_launcher_payload(*image, launcher_python(s.gui), s.call.module,
+                                               s.call.attribute);
+        } catch (const util::Error& e) {
+            fail(label_, file, e.what());
+        }
+        write_file(scripts, file, payload, true);
+    }
+
+    // The interpreter a launcher records: relative to Scripts when it is inside the prefix (a
+    // venv's python.exe is in Scripts itself), so the prefix can be moved; absolute otherwise.
+    // GUI scripts run pythonw.exe, the console-less twin beside python.exe.
+    std::string launcher_python(bool gui) const {
+        stdfs::path interpreter = python_;
+        if (gui) {
+            stdfs::path name = python_.stem();
+            name += "w";
+            name += python_.extension();
+            interpreter.replace_filename(name);
+        }
+        const stdfs::path prefix = stdfs::absolute(layout_.prefix);
+        const stdfs::path in_prefix = interpreter.lexically_relative(prefix);
+        stdfs::path recorded = interpreter;
+        if (!in_prefix.empty() && *in_prefix.begin() != "..") {
+            recorded = interpreter.lexically_relative(stdfs::absolute(layout_.scripts));
+        }
+        const auto utf8 = recorded.generic_u8string();
+        std::string text(utf8.begin(), utf8.end());
+        std::replace(text.begin(), text.end(), '/', '\\');
+        return text;
+    }
+
     // Writes a file the installer makes, replacing an earlier RECORD row for the same path.
     void write_file(Target target, const std::string& relative, std::string_view content,
                     bool executable) {
@@ -391,6 +448,7 @@ class Installer {
     std::vector<InstalledFile> rows_;
     std::vector<Planned> planned_;
     std::vector<InstalledFile> files_;
+    std::vector<std::string> notes_;
 };
 
 }  // namespace

@@ -2,8 +2,9 @@
 // Installing one wheel into a prefix from its unpacked tree in the cache (the tree is made once
 // per sha256 by cache::Cache::ensure_unpacked + unpack_wheel): verify every file against the
 // wheel's RECORD, link or copy the files into place, spread `<dist>.data/`, rewrite `#!python`
-// shebangs, write console/GUI script wrappers from entry_points.txt, and write the installed
-// RECORD (sha256 + size of what is on disk now), INSTALLER, REQUESTED and direct_url.json.
+// shebangs, write console/GUI script wrappers from entry_points.txt (`<name>.exe` launchers on a
+// Windows layout: windows_launcher.hpp), and write the installed RECORD (sha256 + size of what is
+// on disk now), INSTALLER, REQUESTED and direct_url.json.
 // pip's `list`, `show`, `check` and `uninstall` then work on the prefix.
 #include <cstdint>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "aitk/install/layout.hpp"
+#include "aitk/install/windows_launcher.hpp"
 #include "aitk/util/error.hpp"
 
 namespace aitk::install {
@@ -49,6 +51,10 @@ struct WheelInstallRequest {
     std::optional<std::string> direct_url;  // direct_url.json content for URL/VCS installs
     LinkMode link_mode = LinkMode::automatic;
     std::string label;  // names the wheel in errors (its filename); default "<name>-<version>"
+    // Launcher programs for a Windows layout's console/GUI scripts; unused on POSIX layouts.
+    // Without them (nullptr or an empty image) no `<name>.exe` is written and each skipped
+    // script is named in WheelInstallResult::notes: the install itself still succeeds.
+    const WindowsLaunchers* windows_launchers = embedded_windows_launchers();
 };
 
 struct InstalledFile {
@@ -61,13 +67,14 @@ struct WheelInstallResult {
     std::filesystem::path dist_info;   // the installed .dist-info folder
     std::vector<InstalledFile> files;  // what RECORD now lists
     LinkMode used = LinkMode::copy;    // what linking settled on
+    std::vector<std::string> notes;    // what was skipped, for the user (Windows launchers)
 };
 
 // Throws WheelError / util::Error. Files already present at a destination are replaced.
 WheelInstallResult install_wheel(const PrefixLayout& layout, const WheelInstallRequest& request);
 
 // The console/GUI script wrapper pip writes for "name = module:function" (POSIX: a python
-// script with an absolute shebang to `python`). Windows launchers are not written yet.
+// script with an absolute shebang to `python`). Windows: windows_launcher_payload.
 std::string posix_script_text(const std::filesystem::path& python, const std::string& module,
                               const std::string& function);
 
