@@ -423,6 +423,13 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
                 complete_source(*lp.source, *package.url, *inspected,
                                 editables.count(package.name) > 0);
             }
+            if (lp.source->kind == "vcs" && editables.count(package.name) > 0) {
+                // pip would clone it into <prefix>/src and install that folder editable; the
+                // lock has no such checkout, so the user must hear that -e is dropped.
+                out.notes.push_back(target.id() + ": " + package.name +
+                                    ": -e is not supported for git requirements yet; it is "
+                                    "installed as a regular build of the locked commit");
+            }
         } else if (auto chosen = source.chosen_file(package.name, package.version)) {
             const auto& file = *chosen->file;
             lp.index = chosen->index.name;

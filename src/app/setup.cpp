@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aitk/app/python_cmd.hpp"
+#include "aitk/build/git_url.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/pep/version.hpp"
@@ -120,6 +121,50 @@ std::string smoke_test(const install::PrefixLayout& layout, const lock::LockedTa
     return out;
 }
 
+// Whether `request.prefix` already is the venv create_venv would make (same folders, links and
+// pyvenv.cfg): setup then leaves it untouched, so a setup that fails later (a source build)
+// changes nothing in an existing prefix.
+bool venv_current(const python::VenvRequest& request) {
+    std::error_code ec;
+    for (const auto& step : python::venv_plan(request)) {
+        const auto path = request.prefix / step.path;
+        switch (step.kind) {
+            case python::VenvStep::Kind::directory:
+                if (!std::filesystem::is_directory(path, ec)) return false;
+                break;
+            case python::VenvStep::Kind::symlink:
+                if (!std::filesystem::is_symlink(path, ec)) return false;
+                if (step.keep_existing) break;
+                if (std::filesystem::read_symlink(path, ec) != step.target || ec) return false;
+                break;
+            case python::VenvStep::Kind::file:
+                if (!std::filesystem::is_regular_file(path, ec)) return false;
+                if (!step.keep_existing && fs::read_file(path) != step.content) return false;
+                break;
+            case python::VenvStep::Kind::copy:
+                return false;  // a copied launcher: cheaper to copy again than to compare
+        }
+    }
+    return true;
+}
+
+// Why sync left a source node out, for the note that names it.
+std::string unbuildable_reason(const lock::LockedPackage& package, bool build_sources) {
+    if (!build_sources) return " and needs a source build (--no-build is set)";
+    if (package.source && package.source->kind == "vcs" &&
+        package.source->url.starts_with("git+") &&
+        !build::is_full_commit_id(package.source->commit)) {
+        // A lock made with --no-build keeps the revision as written: building "main" would
+        // install whatever it names today, which the lock cannot reproduce.
+        const auto& revision = package.source->commit;
+        return (revision.empty() ? std::string() : "@" + revision) +
+               ", which the lock does not pin to a commit; lock again without --no-build to pin "
+               "one";
+    }
+    return " and cannot be built here (only git commits, sdists, archive URLs and local folders "
+           "can)";
+}
+
 }  // namespace
 
 const lock::LockedTarget& choose_lock_target(const lock::Lockfile& lock, const HostTarget& host,
@@ -197,7 +242,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
         venv.prefix = outcome.prefix;
         venv.interpreter = interpreter;
         venv.windows = request.windows;
-        python::create_venv(venv);
+        if (!venv_current(venv)) python::create_venv(venv);
     }
 
     SyncRequest sync;
@@ -216,10 +261,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
     for (const auto& p : outcome.sync.plan.unbuildable) {
         outcome.notes.push_back(p.name + " is not installed: it comes from " +
                                 (p.source ? p.source->url : std::string("source")) +
-                                (request.build_sources
-                                     ? " and cannot be built here (only git commits, sdists, "
-                                       "archive URLs and local folders can)"
-                                     : " and needs a source build (--no-build is set)"));
+                                unbuildable_reason(p, request.build_sources));
     }
     if (request.dry_run) return outcome;
 
