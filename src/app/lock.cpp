@@ -423,12 +423,9 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
                 complete_source(*lp.source, *package.url, *inspected,
                                 editables.count(package.name) > 0);
             }
+            // Sync clones an editable git requirement into <prefix>/src/<name>, as pip does.
             if (lp.source->kind == "vcs" && editables.count(package.name) > 0) {
-                // pip would clone it into <prefix>/src and install that folder editable; the
-                // lock has no such checkout, so the user must hear that -e is dropped.
-                out.notes.push_back(target.id() + ": " + package.name +
-                                    ": -e is not supported for git requirements yet; it is "
-                                    "installed as a regular build of the locked commit");
+                lp.source->editable = true;
             }
         } else if (auto chosen = source.chosen_file(package.name, package.version)) {
             const auto& file = *chosen->file;

@@ -88,6 +88,107 @@ pep::WheelFilename checked_wheel(const lock::LockedPackage& package, const stdfs
     return std::move(*parsed);
 }
 
+// A git command in `dir` for an editable checkout; throws util::Error when it fails.
+struct EditableGit {
+    const build::GitOptions& options;
+    std::optional<util::Environment> environment;
+    std::string repository;  // for scrubbing credentials out of messages
+
+    util::ProcessResult run(const std::vector<std::string>& args, const stdfs::path& dir) const {
+        util::ProcessRequest request;
+        request.argv = {options.git};
+        request.argv.insert(request.argv.end(), args.begin(), args.end());
+        request.environment = build::git_environment(
+            environment
+                ? *environment
+                : (options.environment ? *options.environment : util::current_environment()));
+        request.working_directory = dir;
+        request.timeout = options.timeout;
+        auto ran = util::run_process(request);
+        if (!ran) {
+            throw util::Error(util::ExitCode::failure,
+                              "cannot run git (" + options.git + "): " + ran.error().message,
+                              "install git, or make sure it is on PATH");
+        }
+        return std::move(*ran);
+    }
+
+    std::string check(const std::string& what, const std::vector<std::string>& args,
+                      const stdfs::path& dir) const {
+        auto result = run(args, dir);
+        if (!result.succeeded()) {
+            std::string output(util::trim(result.err.empty() ? result.out : result.err));
+            throw util::Error(util::ExitCode::failure,
+                              util::scrub_credentials(what + ": git " + result.describe() +
+                                                          (output.empty() ? "" : ":\n" + output),
+                                                      repository));
+        }
+        return std::string(util::trim(result.out));
+    }
+};
+
+// pip's place for an editable VCS requirement: <prefix>/src/<name>, a real clone of the
+// repository at the locked commit that the user may edit. The commit's objects come from the
+// cache's mirror (no second download); an existing clone is left alone when it is at the commit
+// (so a re-sync keeps the user's edits), moved when clean, and refused when it has changes.
+stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const EditableGit& git,
+                                  const build::GitUrl& url, const std::string& commit,
+                                  const stdfs::path& dest, const std::string& label) {
+    build::GitUrl pinned = url;
+    pinned.revision = commit;
+    git_cache.resolve(pinned);  // the commit is in the mirror from here on
+    const std::string mirror = git_cache.mirror_dir(url.repository).string();
+    const std::string what = "cannot check out " + label + " in " + dest.string();
+    std::error_code ec;
+    if (!stdfs::exists(dest, ec)) {
+        stdfs::create_directories(dest.parent_path());
+        git.check(what, {"clone", "--quiet", "--no-checkout", "--", mirror, dest.string()}, {});
+        git.check(what, {"checkout", "--quiet", "--detach", commit}, dest);
+        git.check(what, {"remote", "set-url", "origin", util::strip_credentials(url.repository)},
+                  dest);
+        if (stdfs::exists(dest / ".gitmodules")) {
+            git.check(what + " (submodules)",
+                      {"-c", "protocol.file.allow=always", "submodule", "update", "--init",
+                       "--recursive", "--quiet"},
+                      dest);
+        }
+        return dest;
+    }
+    auto top = git.run({"rev-parse", "--show-toplevel"}, dest);
+    if (!top.succeeded() ||
+        stdfs::weakly_canonical(stdfs::path(std::string(util::trim(top.out)))) !=
+            stdfs::weakly_canonical(dest)) {
+        throw util::Error(util::ExitCode::failure,
+                          dest.string() + " exists and is not a git checkout, so the editable " +
+                              label + " cannot be checked out there",
+                          "move or remove " + dest.string() + ", then sync again");
+    }
+    const std::string head = git.check(what, {"rev-parse", "HEAD"}, dest);
+    if (util::to_lower(head) == util::to_lower(commit)) return dest;
+    // Untracked files (build output, notes) survive a checkout; changed tracked files would not.
+    const std::string changes =
+        git.check(what, {"status", "--porcelain", "--untracked-files=no"}, dest);
+    if (!changes.empty()) {
+        throw util::Error(
+            util::ExitCode::failure,
+            dest.string() + " has local changes and is at commit " + head + ", but the lock says " +
+                label + " is at " + commit,
+            "commit or discard the changes in " + dest.string() + " (or move the folder away), " +
+                "then sync again; to keep working on them, lock the commit you want instead");
+    }
+    if (!git.run({"cat-file", "-e", commit + "^{commit}"}, dest).succeeded()) {
+        git.check(what, {"fetch", "--quiet", "--no-tags", "--", mirror, commit}, dest);
+    }
+    git.check(what, {"checkout", "--quiet", "--detach", commit}, dest);
+    if (stdfs::exists(dest / ".gitmodules")) {
+        git.check(what + " (submodules)",
+                  {"-c", "protocol.file.allow=always", "submodule", "update", "--init",
+                   "--recursive", "--quiet"},
+                  dest);
+    }
+    return dest;
+}
+
 }  // namespace
 
 std::optional<stdfs::path> local_path_of(std::string_view url) {
@@ -159,11 +260,21 @@ std::string source_identity(const lock::LockedPackage& package) {
     return "url:" + util::strip_credentials(source.url);
 }
 
-std::optional<std::string> direct_url_json(const lock::LockedPackage& package) {
+stdfs::path editable_vcs_dir(const lock::LockedPackage& package, const stdfs::path& prefix) {
+    return prefix / "src" / package.name;
+}
+
+std::optional<std::string> direct_url_json(const lock::LockedPackage& package,
+                                           const stdfs::path& prefix) {
     if (!package.source) return std::nullopt;
     const auto& source = *package.source;
     nlohmann::json json;
-    if (source.kind == "vcs") {
+    if (source.kind == "vcs" && source.editable) {
+        // pip records the clone it made in <prefix>/src, not the repository: the installed
+        // package is that folder, edits and all.
+        json["url"] = "file://" + editable_vcs_dir(package, prefix).generic_string();
+        json["dir_info"] = {{"editable", true}};
+    } else if (source.kind == "vcs") {
         auto url = git_url_of(source);
         json["url"] = util::strip_credentials(url.repository);
         json["vcs_info"] = {{"vcs", "git"}, {"commit_id", source.commit}};
@@ -240,8 +351,9 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
         const auto& source = source_of(*package);
         BuiltSource built;
         built.name = package->name;
-        built.direct_url = direct_url_json(*package);
-        const bool needs_output = source.kind == "directory";
+        built.direct_url = direct_url_json(*package, request.prefix);
+        const bool editable_vcs = source.kind == "vcs" && source.editable;
+        const bool needs_output = source.kind == "directory" || editable_vcs;
         if (needs_output && request.output_dir.empty()) {
             throw util::Error(
                 util::ExitCode::failure,
@@ -265,8 +377,28 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
                 url.revision = commit;
                 commit = git->resolve(url);
             }
-            wheel = build::build_wheel(build::BuildSource::git(*git, url, commit), provider(),
-                                       request.interpreter, options);
+            if (editable_vcs) {
+                if (request.prefix.empty()) {
+                    throw util::Error(util::ExitCode::failure,
+                                      "building " + label_of(*package) +
+                                          " (an editable git requirement): no prefix for its "
+                                          "checkout",
+                                      "internal: set SourceBuildRequest::prefix");
+                }
+                EditableGit runner{
+                    request.git,
+                    request.git.environment ? request.git.environment : request.environment,
+                    url.repository};
+                auto tree = editable_vcs_checkout(*git, runner, url, commit,
+                                                  editable_vcs_dir(*package, request.prefix),
+                                                  label_of(*package));
+                if (!url.subdirectory.empty()) tree /= url.subdirectory;
+                wheel = build::build_editable(tree, provider(), request.interpreter, options);
+                built.editable = true;
+            } else {
+                wheel = build::build_wheel(build::BuildSource::git(*git, url, commit), provider(),
+                                           request.interpreter, options);
+            }
         } else if (source.kind == "directory") {
             auto path = local_path_of(source.url);
             if (!path) {

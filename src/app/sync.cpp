@@ -333,6 +333,7 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
         build.network = request.network;
         build.observer = request.observer;
         build.output_dir = build_output->path();
+        build.prefix = layout.prefix;
         built = build_source_packages(build);
     }
 

@@ -41,6 +41,7 @@ SourceProject project(const std::string& name, const std::string& version,
     p.requires_dist = {"dep-pkg>=1.0"};
     p.build_requires = "[\"build-helper\"]";
     p.import_module = "build_helper";
+    p.editable_hook = true;  // used only by the `-e git+` test
     return p;
 }
 
@@ -366,19 +367,18 @@ TEST_F(SetupSourcesCli, NoBuildSkipsTheSourcePackagesWithANote) {
     EXPECT_EQ(aitk({"verify", "-p", "prefix"}).exit_code, 0);
 }
 
-TEST_F(SetupSourcesCli, AnEditableGitRequirementIsBuiltFromItsCommitWithANote) {
+TEST_F(SetupSourcesCli, AnEditableGitRequirementIsClonedIntoPrefixSrcAndInstalledEditable) {
     fs::write_file_atomic(
         work.path() / "requirements.txt",
         "-e git+" + build::test::file_url(repo) + "@" + commit + "#egg=git-demo\n");
     auto setup = aitk({"setup", "-r", "requirements.txt", "-p", "prefix"});
     ASSERT_EQ(setup.exit_code, 0) << setup.err;
-    EXPECT_NE(setup.err.find("note     linux-x86_64-cpu: git-demo: -e is not supported for git "
-                             "requirements yet; it is installed as a regular build of the "
-                             "locked commit"),
-              std::string::npos)
-        << setup.err;
-    EXPECT_EQ(git_direct_url("prefix")["vcs_info"]["commit_id"], commit);
-    EXPECT_TRUE(stdfs::exists(site("prefix") / "git_demo" / "__init__.py"));
+    EXPECT_EQ(setup.err.find("-e is not supported"), std::string::npos) << setup.err;
+    const auto clone = work.path() / "prefix" / "src" / "git-demo";
+    auto head = run({"git", "-C", clone.string(), "rev-parse", "HEAD"});
+    EXPECT_EQ(head.out, commit + "\n") << head.err;
+    EXPECT_EQ(git_direct_url("prefix"), nlohmann::json({{"url", "file://" + clone.generic_string()},
+                                                        {"dir_info", {{"editable", true}}}}));
 }
 
 TEST_F(SetupSourcesCli, ABranchThatNoLockPinnedIsSkippedWithTheWayToPinIt) {

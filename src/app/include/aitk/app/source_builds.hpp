@@ -43,6 +43,9 @@ struct SourceBuildRequest {
     // Where wheels that are never cached go (local folders, editables); needed only when the
     // sources include such a package. The caller keeps it until the wheels are installed.
     std::filesystem::path output_dir;
+    // The prefix being synced: an editable git requirement ("-e git+...") is cloned into
+    // <prefix>/src/<name> as pip does, and installed editable from there. Needed only then.
+    std::filesystem::path prefix;
     // Installs build requirements; null: an IndexBuildEnvironmentProvider over `routing` for
     // `interpreter`, made on the first build that needs one.
     build::BuildEnvironmentProvider* provider = nullptr;
@@ -58,7 +61,7 @@ struct BuiltSource {
     // an sdist that came from an index (pip writes none for those).
     std::optional<std::string> direct_url;
     bool from_cache = false;  // the built-wheel cache had it: no backend ran
-    bool editable = false;    // a PEP 660 editable wheel of a local folder
+    bool editable = false;    // a PEP 660 editable wheel of a local folder or git checkout
 };
 
 // One BuiltSource per request.sources entry, in order. Throws build::BuildError (a backend
@@ -72,8 +75,14 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
 // for a local folder; "" for a package that is not a source node.
 std::string source_identity(const lock::LockedPackage& package);
 
-// The PEP 610 direct_url.json text of a source node (see BuiltSource::direct_url).
-std::optional<std::string> direct_url_json(const lock::LockedPackage& package);
+// The PEP 610 direct_url.json text of a source node (see BuiltSource::direct_url). An editable
+// git requirement is the folder editable_vcs_dir() in `prefix`, as pip records it.
+std::optional<std::string> direct_url_json(const lock::LockedPackage& package,
+                                           const std::filesystem::path& prefix = {});
+
+// Where an editable git requirement is checked out in `prefix`: pip's <prefix>/src/<name>.
+std::filesystem::path editable_vcs_dir(const lock::LockedPackage& package,
+                                       const std::filesystem::path& prefix);
 
 // The indexes a lock target was resolved from, for build requirements: the lock's simple and
 // find-links indexes in order, and the target's own torch backend index.
