@@ -43,6 +43,27 @@ std::optional<PrefixLock> read_prefix_lock(const install::PrefixLayout& layout) 
     return out;
 }
 
+bool prefix_lock_matches(const install::PrefixLayout& layout, const lock::Lockfile& lock,
+                         const std::string& target) {
+    // The copy is always written by write_lockfile, so the same text means the same lock, and
+    // comparing text spares a no-op sync a second YAML parse of the whole lock.
+    try {
+        std::error_code ec;
+        auto path = layout.state / prefix_lock_file;
+        if (!std::filesystem::exists(path, ec)) return false;
+        std::string own_target;
+        auto target_path = layout.state / prefix_target_file;
+        if (std::filesystem::exists(target_path, ec)) {
+            own_target = fs::read_file(target_path);
+            while (!own_target.empty() && (own_target.back() == '\n' || own_target.back() == '\r'))
+                own_target.pop_back();
+        }
+        return own_target == target && fs::read_file(path) == lock::write_lockfile(lock);
+    } catch (const util::Error&) {
+        return false;
+    }
+}
+
 void write_prefix_lock(const install::PrefixLayout& layout, const lock::Lockfile& lock,
                        const std::string& target) {
     std::filesystem::create_directories(layout.state);

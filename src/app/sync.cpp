@@ -2,10 +2,21 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <mutex>
+#include <queue>
 #include <thread>
+#include <utility>
+
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #include "aitk/app/bytecode.hpp"
 #include "aitk/app/prefix.hpp"
@@ -62,6 +73,80 @@ void parallel_for(std::size_t count, std::size_t jobs, const Task& task) {
     for (auto& t : threads)
         t.join();
     if (failure) std::rethrow_exception(failure);
+}
+
+// Runs `task(i)` on a few threads for each index added, as soon as a thread is free, the
+// largest ready one first: a big wheel then starts unpacking as soon as it is there instead
+// of last, alone. After a failure nothing more starts; finish() rethrows the first one.
+class UnpackPool {
+  public:
+    UnpackPool(std::size_t threads, std::function<void(std::size_t)> task)
+        : task_(std::move(task)) {
+        for (std::size_t t = 0; t < threads; ++t)
+            threads_.emplace_back([this] { work(); });
+    }
+    UnpackPool(const UnpackPool&) = delete;
+    UnpackPool& operator=(const UnpackPool&) = delete;
+    ~UnpackPool() { stop(true); }
+
+    void add(std::size_t index, std::uintmax_t size) {
+        {
+            std::lock_guard lock(mutex_);
+            ready_.emplace(size, index);
+        }
+        wake_.notify_one();
+    }
+
+    // Waits for every added task.
+    void finish() {
+        stop(false);
+        if (failure_) std::rethrow_exception(failure_);
+    }
+
+  private:
+    void stop(bool drop_queued) {
+        {
+            std::lock_guard lock(mutex_);
+            closed_ = true;
+            if (drop_queued) ready_ = {};
+        }
+        wake_.notify_all();
+        for (auto& t : threads_)
+            if (t.joinable()) t.join();
+    }
+
+    void work() {
+        for (;;) {
+            std::size_t index = 0;
+            {
+                std::unique_lock lock(mutex_);
+                wake_.wait(lock, [&] { return closed_ || !ready_.empty(); });
+                if (ready_.empty() || failure_) return;
+                index = ready_.top().second;
+                ready_.pop();
+            }
+            try {
+                task_(index);
+            } catch (...) {
+                std::lock_guard lock(mutex_);
+                if (!failure_) failure_ = std::current_exception();
+            }
+        }
+    }
+
+    std::function<void(std::size_t)> task_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::priority_queue<std::pair<std::uintmax_t, std::size_t>> ready_;
+    bool closed_ = false;
+    std::exception_ptr failure_;
+    std::vector<std::thread> threads_;
+};
+
+std::uintmax_t size_or_zero(const std::filesystem::path& file) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(file, ec);
+    return ec ? 0 : size;
 }
 
 // Indexes of `trees` grouped so that wheels sharing a top-level name (a folder or module in
@@ -128,16 +213,83 @@ void Receipt::write(const std::filesystem::path& state_dir) const {
 
 namespace {
 
+// site-packages, opened once so that checking a RECORD's files need not resolve its full path
+// for each one (a no-op sync checks tens of thousands).
+class SitePackages {
+  public:
+    explicit SitePackages(const std::filesystem::path& purelib) : purelib_(purelib) {
+#ifndef _WIN32
+        fd_ = ::open(purelib.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+    }
+    SitePackages(const SitePackages&) = delete;
+    SitePackages& operator=(const SitePackages&) = delete;
+    ~SitePackages() {
+#ifndef _WIN32
+        if (fd_ >= 0) ::close(fd_);
+#endif
+    }
+
+    // The size of the regular file at `path` (relative to site-packages, symlinks followed, as
+    // std::filesystem::file_size does); nullopt when it is missing or not a regular file.
+    std::optional<std::uintmax_t> file_size(const std::string& path) const {
+#ifndef _WIN32
+        if (fd_ >= 0) {
+            struct stat st {};
+            if (::fstatat(fd_, path.c_str(), &st, 0) != 0 || !S_ISREG(st.st_mode)) {
+                return std::nullopt;
+            }
+            return static_cast<std::uintmax_t>(st.st_size);
+        }
+#endif
+        std::error_code ec;
+        auto size = std::filesystem::file_size(purelib_ / path, ec);
+        if (ec) return std::nullopt;
+        return size;
+    }
+
+  private:
+    std::filesystem::path purelib_;
+#ifndef _WIN32
+    int fd_ = -1;
+#endif
+};
+
 // Every RECORD file is present with the size RECORD gives.
-bool files_intact(const install::PrefixLayout& layout, const install::InstalledDistribution& dist) {
+bool files_intact(const SitePackages& site, const install::InstalledDistribution& dist) {
     if (dist.record.empty()) return false;
     for (const auto& file : dist.record) {
         if (file.hash.empty()) continue;  // RECORD itself, or a file recorded without a hash
-        std::error_code ec;
-        auto size = std::filesystem::file_size(layout.purelib / file.path, ec);
-        if (ec || size != file.size) return false;
+        auto size = site.file_size(file.path);
+        if (!size || *size != file.size) return false;
     }
     return true;
+}
+
+// intact[i] = files_intact(site, *dists[i]) for each non-null dists[i]. A big environment has
+// tens of thousands of files, so two threads share them when there are that many.
+void check_files(const SitePackages& site,
+                 const std::vector<const install::InstalledDistribution*>& dists,
+                 std::vector<char>& intact) {
+    std::size_t files = 0;
+    for (const auto* d : dists)
+        if (d) files += d->record.size();
+    auto check = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+            if (dists[i]) intact[i] = files_intact(site, *dists[i]) ? 1 : 0;
+    };
+    constexpr std::size_t worth_a_thread = 4096;
+    if (files < worth_a_thread) {
+        check(0, dists.size());
+        return;
+    }
+    // Split where half of the files lie, not half of the distributions (torch alone is many).
+    std::size_t split = 0;
+    for (std::size_t seen = 0; split < dists.size() && seen < files / 2; ++split)
+        if (dists[split]) seen += dists[split]->record.size();
+    std::thread second(check, split, dists.size());
+    check(0, split);
+    second.join();
 }
 
 // A wheel locked by URL rather than from an index: pip records where it came from (PEP 610).
@@ -151,17 +303,6 @@ std::string direct_url_json(const lock::LockedFile& wheel) {
         {"archive_info",
          {{"hashes", {{"sha256", wheel.sha256}}}, {"hash", "sha256=" + wheel.sha256}}}};
     return json.dump();
-}
-
-// Whether the prefix's lock copy already says `lock` and `target` (an unreadable copy does not).
-bool lock_copy_current(const install::PrefixLayout& layout, const lock::Lockfile& lock,
-                       const std::string& target) {
-    try {
-        auto own = read_prefix_lock(layout);
-        return own && own->target == target && own->lock == lock;
-    } catch (const util::Error&) {
-        return false;
-    }
 }
 
 // A source node sync can build: git at a full commit (a lock made without inspecting sources
@@ -194,7 +335,12 @@ SyncPlan plan_sync(const lock::LockedTarget& target,
     std::map<std::string, const install::InstalledDistribution*> present;
     for (const auto& dist : installed)
         present[dist.name] = &dist;
-    for (const auto& package : target.packages) {
+    // Per package: the installed distribution when it looks current (its files are checked
+    // below, all at once), else null.
+    std::vector<const install::InstalledDistribution*> current(target.packages.size(), nullptr);
+    std::vector<bool> replace(target.packages.size(), false);
+    for (std::size_t i = 0; i < target.packages.size(); ++i) {
+        const auto& package = target.packages[i];
         if (!package.wheel && (!build_sources || !buildable(package))) {
             plan.unbuildable.push_back(package);
             present.erase(package.name);  // whatever is there stays (it may be a build of it)
@@ -215,12 +361,21 @@ SyncPlan plan_sync(const lock::LockedTarget& target,
             same_wheel =
                 sha != receipt->wheel_sha256.end() && sha->second == installed_key(package);
         }
-        if (same_version && same_wheel && (!layout || files_intact(*layout, dist))) {
-            plan.keep.push_back(package.name);
+        if (same_version && same_wheel) {
+            current[i] = &dist;
         } else {
-            plan.reinstall.push_back(package);
+            replace[i] = true;
         }
         present.erase(it);
+    }
+    std::vector<char> intact(target.packages.size(), 1);
+    if (layout) check_files(SitePackages(layout->purelib), current, intact);
+    for (std::size_t i = 0; i < target.packages.size(); ++i) {
+        if (current[i] && intact[i]) {
+            plan.keep.push_back(target.packages[i].name);
+        } else if (current[i] || replace[i]) {
+            plan.reinstall.push_back(target.packages[i]);
+        }
     }
     if (remove_extraneous) {
         for (const auto& [name, dist] : present)
@@ -338,22 +493,39 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     }
 
     cache::Cache cache(request.cache_root);
+    auto hold = cache.hold();
     std::vector<cache::ArtifactRef> refs;
     for (const auto* p : wheels)
         refs.push_back({p->wheel->sha256, p->wheel->filename, p->wheel->url});
-    std::vector<std::filesystem::path> artifacts;
+    // Each wheel is unpacked as soon as it is in the cache, while the others still download.
+    std::vector<std::filesystem::path> artifacts(wanted.size());
+    std::vector<std::filesystem::path> trees(wanted.size());
+    UnpackPool unpacking(worker_count(request.jobs, wanted.size()), [&](std::size_t i) {
+        const auto& sha =
+            i < wheels.size() ? wanted[i]->wheel->sha256 : built[i - wheels.size()].wheel_sha256;
+        trees[i] = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
+            install::unpack_wheel(artifacts[i], dest);
+        });
+    });
+    for (std::size_t b = 0; b < built.size(); ++b) {
+        artifacts[wheels.size() + b] = built[b].wheel;
+        unpacking.add(wheels.size() + b, size_or_zero(built[b].wheel));
+    }
     if (!refs.empty()) {
         net::DownloaderOptions options;
         options.concurrency = request.network.concurrency;
         options.ca_file = request.network.cert;
         net::Downloader downloader(options);
-        auto fetched = index::fetch_artifacts(cache, downloader, refs, request.network.offline,
-                                              request.observer);
+        auto fetched = index::fetch_artifacts(
+            cache, downloader, refs, request.network.offline, request.observer,
+            [&](std::size_t i, const std::filesystem::path& path) {
+                artifacts[i] = path;
+                unpacking.add(i, size_or_zero(path));
+            });
         std::vector<std::string> errors;
         for (const auto& r : fetched.results) {
             if (r.path.empty()) errors.push_back(r.error);
             if (r.downloaded) ++outcome.downloaded;
-            artifacts.push_back(r.path);
         }
         if (!errors.empty()) {
             throw util::Error(util::ExitCode::failure,
@@ -362,17 +534,7 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
         }
     }
 
-    auto hold = cache.hold();
-    std::vector<std::filesystem::path> trees(wanted.size());
-    for (const auto& b : built)
-        artifacts.push_back(b.wheel);
-    parallel_for(wanted.size(), request.jobs, [&](std::size_t i) {
-        const auto& sha =
-            i < wheels.size() ? wanted[i]->wheel->sha256 : built[i - wheels.size()].wheel_sha256;
-        trees[i] = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
-            install::unpack_wheel(artifacts[i], dest);
-        });
-    });
+    unpacking.finish();
 
     // Old versions leave at commit, unless a file of the new one takes their place.
     for (const auto& dist : outcome.plan.remove)
@@ -434,7 +596,7 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     if (changed || !receipt || !(*receipt == updated)) {
         txn.stage_file(layout.state / receipt_file, updated.text());
     }
-    if (request.lock && (changed || !lock_copy_current(layout, *request.lock, target.id))) {
+    if (request.lock && (changed || !prefix_lock_matches(layout, *request.lock, target.id))) {
         write_prefix_lock(txn.staging(), *request.lock, target.id);
     }
     txn.commit();

@@ -6,10 +6,65 @@
 #include "aitk/util/redact.hpp"
 
 namespace aitk::index {
+namespace {
+
+// Stores each download in the cache the moment it finishes (a rename: the downloader already
+// checked the body against the expected hash while it streamed) and tells `on_ready`; every
+// call is forwarded to the caller's observer.
+class StoringObserver : public net::TransferObserver {
+  public:
+    StoringObserver(cache::Cache& cache, const std::vector<net::FileRequest>& requests,
+                    const std::vector<std::size_t>& owner, ArtifactFetch& out,
+                    net::TransferObserver* next, const ArtifactReady& on_ready)
+        : cache_(cache),
+          requests_(requests),
+          owner_(owner),
+          out_(out),
+          next_(next),
+          on_ready_(on_ready) {}
+
+    void on_start(const net::TransferInfo& info) override {
+        if (next_) next_->on_start(info);
+    }
+    void on_progress(std::size_t id, std::uint64_t done,
+                     std::optional<std::uint64_t> total) override {
+        if (next_) next_->on_progress(id, done, total);
+    }
+    void on_retry(std::size_t id, const net::RetryInfo& info) override {
+        if (next_) next_->on_retry(id, info);
+    }
+    void on_finish(std::size_t id, const net::FinishInfo& info) override {
+        if (next_) next_->on_finish(id, info);
+        if (!info.ok || id >= owner_.size()) return;
+        ArtifactResult& result = out_.results[owner_[id]];
+        try {
+            result.path =
+                cache_.insert_artifact(requests_[id].destination, result.ref.sha256,
+                                       result.ref.filename, result.ref.sha256, result.ref.url);
+            result.downloaded = true;
+        } catch (const util::Error& e) {
+            result.error = e.what();
+            std::error_code ignored;
+            std::filesystem::remove(requests_[id].destination, ignored);
+            return;
+        }
+        on_ready_(owner_[id], result.path);
+    }
+
+  private:
+    cache::Cache& cache_;
+    const std::vector<net::FileRequest>& requests_;
+    const std::vector<std::size_t>& owner_;
+    ArtifactFetch& out_;
+    net::TransferObserver* next_;
+    const ArtifactReady& on_ready_;
+};
+
+}  // namespace
 
 ArtifactFetch fetch_artifacts(cache::Cache& cache, net::Downloader& downloader,
                               const std::vector<cache::ArtifactRef>& artifacts, bool offline,
-                              net::TransferObserver* observer) {
+                              net::TransferObserver* observer, const ArtifactReady& on_ready) {
     ArtifactFetch out;
     out.results.resize(artifacts.size());
     std::vector<net::FileRequest> requests;
@@ -21,6 +76,7 @@ ArtifactFetch fetch_artifacts(cache::Cache& cache, net::Downloader& downloader,
         out.results[i].ref.url = util::redact_url(ref.url);
         if (auto found = cache.find_artifact(ref.sha256, ref.filename)) {
             out.results[i].path = *found;
+            if (on_ready) on_ready(i, *found);
             continue;
         }
         if (offline) {
@@ -43,13 +99,15 @@ ArtifactFetch fetch_artifacts(cache::Cache& cache, net::Downloader& downloader,
     }
     if (!requests.empty()) {
         auto hold = cache.hold();  // prune/clean must not pull staging files from under us
-        auto outcomes = downloader.download(requests, observer);
+        StoringObserver storing(cache, requests, request_owner, out, observer, on_ready);
+        auto outcomes = downloader.download(requests, on_ready ? &storing : observer);
         for (std::size_t r = 0; r < outcomes.size(); ++r) {
             ArtifactResult& result = out.results[request_owner[r]];
             if (!outcomes[r]) {
                 result.error = outcomes[r].error().message;
                 continue;
             }
+            if (result.downloaded || !result.error.empty()) continue;  // stored as it finished
             try {
                 // The downloader already hashed the body while it streamed.
                 result.path =

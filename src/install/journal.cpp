@@ -125,7 +125,9 @@ std::string format_journal(const Journal& journal) {
     out += journal.phase == JournalPhase::committing ? "committing" : "committed";
     out += '\n';
     for (const auto& move : journal.moves) {
-        out += move.kind == MoveKind::trash ? "trash " : "place ";
+        out += move.kind == MoveKind::trash   ? "trash "
+               : move.kind == MoveKind::place ? "place "
+                                              : "move ";
         out += escape(move.path);
         out += '\n';
     }
@@ -171,13 +173,15 @@ std::optional<Journal> parse_journal(std::string_view text, std::string& error) 
             have_phase = true;
             continue;
         }
-        if (word == "trash" || word == "place") {
+        if (word == "trash" || word == "place" || word == "move") {
             auto path = unescape(rest);
             if (!path || !is_safe_relative(*path)) {
                 return fail("'" + std::string(rest) + "' is not a path inside the prefix");
             }
-            journal.moves.push_back(
-                {word == "trash" ? MoveKind::trash : MoveKind::place, std::move(*path)});
+            const MoveKind kind = word == "trash"   ? MoveKind::trash
+                                  : word == "place" ? MoveKind::place
+                                                    : MoveKind::folder;
+            journal.moves.push_back({kind, std::move(*path)});
         } else if (word == "end") {
             std::size_t count = 0;
             auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), count);

@@ -8,7 +8,12 @@
 //   phase committing
 //   trash lib/python3.12/site-packages/old.py        prefix file → trash/<path>
 //   place lib/python3.12/site-packages/new.py        staging/<path> → prefix (old one → trash)
-//   end 2                                            the number of moves
+//   move lib/python3.12/site-packages/newpkg         staging/<folder> → prefix, in one rename
+//   end 3                                            the number of moves
+//
+// "move" names a staged folder whose place did not exist when the journal was written, so one
+// rename takes its whole tree into the prefix (a fresh torch/ is ~30,000 files and ~2,000
+// folders that would otherwise be made, renamed and removed one by one).
 //
 // Paths are relative to the prefix, '/'-separated, with '%', control bytes and DEL written
 // as %XX.
@@ -23,8 +28,9 @@
 namespace aitk::install::detail {
 
 enum class MoveKind {
-    trash,  // a file leaves the prefix: <prefix>/<path> → trash/<path>
-    place,  // a staged file takes its place: staging/<path> → <prefix>/<path>
+    trash,   // a file leaves the prefix: <prefix>/<path> → trash/<path>
+    place,   // a staged file takes its place: staging/<path> → <prefix>/<path>
+    folder,  // a staged folder, new to the prefix, moves whole: staging/<path> → <prefix>/<path>
 };
 
 struct JournalMove {

@@ -1,6 +1,9 @@
 // PrefixTransaction: stage, journal, move, clean up; and the recovery that finishes or undoes
 // whatever an interrupted run left behind. Every step of a commit is idempotent, so recovery
-// replays the journal from the top and skips what is already done.
+// replays the journal from the top and skips what is already done. A staged folder whose place
+// in the prefix is free (a new package's folder, all of torch/ in a new prefix) moves with one
+// rename: making, renaming and removing its thousands of entries one by one was most of a
+// fresh install's time.
 #include "aitk/install/transaction.hpp"
 
 #include <algorithm>
@@ -70,41 +73,66 @@ class FolderMaker {
     std::set<stdfs::path> made_;
 };
 
+// Renames `from` to `to`, making the folder of `to` when it is missing: trying the rename
+// first spares a look at the folder for every file. False when `from` is gone (a replay after
+// the move was done).
+bool move_into(const stdfs::path& from, const stdfs::path& to, FolderMaker& folders) {
+    std::error_code ec;
+    stdfs::rename(from, to, ec);
+    if (!ec) return true;
+    if (ec != std::errc::no_such_file_or_directory) fail_move(from, to, ec);
+    if (!present(from)) return false;
+    folders.ensure(to.parent_path());
+    move(from, to);
+    return true;
+}
+
 // One move of the journal, done only if it is not done yet: a trash move is done once its
-// trash entry exists (or the file is gone), a place move once its staged file is gone.
+// trash entry exists (or the file is gone), a place or folder move once its staged entry is
+// gone. A rename is atomic, so a crash leaves a folder move either not started (the staged
+// folder is there) or done (it is gone and its whole tree is in the prefix).
 void apply(const TxnPaths& paths, const JournalMove& m, FolderMaker& folders) {
     const stdfs::path in_prefix = paths.in_prefix(m.path);
-    const stdfs::path in_trash = paths.in_trash(m.path);
     if (m.kind == MoveKind::trash) {
-        if (present(in_trash) || !present(in_prefix)) return;
-        folders.ensure(in_trash.parent_path());
-        move(in_prefix, in_trash);
+        const stdfs::path in_trash = paths.in_trash(m.path);
+        if (present(in_trash)) return;
+        move_into(in_prefix, in_trash, folders);
         return;
     }
     const stdfs::path staged = paths.in_staging(m.path);
-    if (!present(staged)) return;
-    if (present(in_prefix) && !present(in_trash)) {
-        folders.ensure(in_trash.parent_path());
-        // A second name for the old file, then one rename over it: the path never goes
-        // missing, and a replay finds the old file kept whichever step it stopped after.
+    if (m.kind == MoveKind::place) {
         std::error_code ec;
-        if (is_real_directory(in_prefix)) {
-            move(in_prefix, in_trash);
-        } else if (stdfs::create_hard_link(in_prefix, in_trash, ec); ec) {
-            move(in_prefix, in_trash);
+        const auto old = stdfs::symlink_status(in_prefix, ec);
+        if (stdfs::exists(old)) {
+            if (!present(staged)) return;
+            bool folder = stdfs::is_directory(old);
+            const stdfs::path in_trash = paths.in_trash(m.path);
+            if (!present(in_trash)) {
+                folders.ensure(in_trash.parent_path());
+                // A second name for the old file, then one rename over it: the path never
+                // goes missing, and a replay finds the old file kept whichever step it
+                // stopped after.
+                if (folder) {
+                    move(in_prefix, in_trash);
+                    folder = false;
+                } else if (stdfs::create_hard_link(in_prefix, in_trash, ec); ec) {
+                    move(in_prefix, in_trash);
+                }
+            }
+            if (folder) {
+                // A folder whose files all left (commit checks that before the journal): a
+                // file of it in trash/ made the check above skip it.
+                stdfs::remove(in_prefix, ec);
+            }
         }
     }
-    if (is_real_directory(in_prefix)) {
-        // A folder whose files all left (commit checks that before the journal): a file of
-        // it in trash/ made the check above skip it.
-        std::error_code ec;
-        stdfs::remove(in_prefix, ec);
-    }
-    folders.ensure(in_prefix.parent_path());
-    move(staged, in_prefix);
+    // A folder move's place was free when the journal was written, and the prefix lock kept
+    // it so; should something have taken it anyway, the rename refuses a folder with files.
+    move_into(staged, in_prefix, folders);
 }
 
 std::string_view step_name(MoveKind kind) {
+    // A folder move places staged files too, only many at once.
     return kind == MoveKind::trash ? "trash" : "place";
 }
 
@@ -159,22 +187,69 @@ RecoveryOutcome recover(const PrefixLayout& layout, const TransactionStepHook& h
     return staged ? RecoveryOutcome::rolled_back : RecoveryOutcome::nothing;
 }
 
-// Every file (and symlink) under `root` as journal paths, sorted.
-std::vector<std::string> staged_files(const stdfs::path& root) {
-    std::vector<std::string> out;
+// What commit moves from staging: whole folders new to the prefix, and the files (and
+// symlinks) of folders already there. Sorted journal paths.
+struct StagedEntries {
+    std::vector<std::string> folders;
+    std::vector<std::string> files;
+};
+
+[[noreturn]] void fail_listing(const stdfs::path& folder, const std::error_code& ec) {
+    throw util::Error(util::ExitCode::failure,
+                      "cannot list the staged files in " + folder.string() + ": " + ec.message());
+}
+
+// Whether a file (or symlink) is somewhere under the staged folder `folder`: a staged tree of
+// empty folders is left out, as it always was.
+bool holds_file(const stdfs::path& folder) {
     std::error_code ec;
-    if (!present(root)) return out;
-    for (auto it = stdfs::recursive_directory_iterator(root, ec);
-         !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
+    for (stdfs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
         std::error_code type_ec;
-        if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) continue;
-        out.push_back(detail::to_journal_path(it->path().lexically_relative(root)));
+        if (!it->is_directory(type_ec) || it->is_symlink(type_ec)) return true;
+        if (holds_file(it->path())) return true;
     }
-    if (ec) {
-        throw util::Error(util::ExitCode::failure,
-                          "cannot list the staged files in " + root.string() + ": " + ec.message());
+    if (ec) fail_listing(folder, ec);
+    return false;
+}
+
+// `relative` ("" for the staging root) maps onto a prefix folder when `onto_folder`; below a
+// prefix path that is not a folder every staged file is listed, for check_places to judge.
+void list_staged(const TxnPaths& paths, const stdfs::path& folder, const std::string& relative,
+                 bool onto_folder, StagedEntries& out) {
+    std::error_code ec;
+    for (stdfs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = detail::to_journal_path(it->path().filename());
+        const std::string rel = relative.empty() ? name : relative + "/" + name;
+        std::error_code type_ec;
+        if (!it->is_directory(type_ec) || it->is_symlink(type_ec)) {
+            out.files.push_back(rel);
+            continue;
+        }
+        bool child_onto_folder = false;
+        if (onto_folder) {
+            const stdfs::path destination = paths.in_prefix(rel);
+            std::error_code status_ec;
+            const auto status = stdfs::symlink_status(destination, status_ec);
+            if (!stdfs::exists(status)) {
+                if (holds_file(it->path())) out.folders.push_back(rel);
+                continue;
+            }
+            // A symlink to a folder is a folder: files go through it, as before.
+            child_onto_folder = stdfs::is_directory(status) ||
+                                (stdfs::is_symlink(status) &&
+                                 stdfs::is_directory(stdfs::status(destination, status_ec)));
+        }
+        list_staged(paths, it->path(), rel, child_onto_folder, out);
     }
-    std::sort(out.begin(), out.end());
+    if (ec) fail_listing(folder, ec);
+}
+
+StagedEntries staged_entries(const TxnPaths& paths) {
+    StagedEntries out;
+    if (!present(paths.staging)) return out;
+    list_staged(paths, paths.staging, "", true, out);
+    std::sort(out.folders.begin(), out.folders.end());
+    std::sort(out.files.begin(), out.files.end());
     return out;
 }
 
@@ -194,20 +269,27 @@ bool keeps_files(const TxnPaths& paths, const stdfs::path& folder,
     return static_cast<bool>(ec);  // a folder that cannot be read is not ours to replace
 }
 
+void refuse_transaction_paths(const TxnPaths& paths, const stdfs::path& destination) {
+    if (detail::is_within(destination, paths.root) ||
+        destination == paths.root.parent_path() / "lock") {
+        // Only a hostile wheel's .data/data/ folder can name these.
+        throw util::Error(util::ExitCode::failure, "refusing to install " + destination.string() +
+                                                       ": aitk-env keeps its transaction there");
+    }
+}
+
 // Refuses, before anything moves, a staged file whose place is a folder that keeps files, or
-// whose folder would have to be made where a file stays.
-void check_places(const TxnPaths& paths, const std::vector<std::string>& staged,
+// whose folder would have to be made where a file stays. A staged folder moved whole has a
+// free place inside a folder (list_staged chose it so); only the transaction's own paths are
+// refused there.
+void check_places(const TxnPaths& paths, const StagedEntries& entries,
                   const std::set<std::string>& leaving) {
+    for (const auto& rel : entries.folders)
+        refuse_transaction_paths(paths, paths.in_prefix(rel));
     std::set<stdfs::path> checked;  // a folder and every folder above it
-    for (const auto& rel : staged) {
+    for (const auto& rel : entries.files) {
         const stdfs::path destination = paths.in_prefix(rel);
-        if (detail::is_within(destination, paths.root) ||
-            destination == paths.root.parent_path() / "lock") {
-            // Only a hostile wheel's .data/data/ folder can name these.
-            throw util::Error(util::ExitCode::failure,
-                              "refusing to install " + destination.string() +
-                                  ": aitk-env keeps its transaction there");
-        }
+        refuse_transaction_paths(paths, destination);
         std::error_code ec;
         if (is_real_directory(destination) && keeps_files(paths, destination, leaving)) {
             throw util::Error(
@@ -358,9 +440,11 @@ void PrefixTransaction::commit() {
         throw std::logic_error("PrefixTransaction::commit called twice");
     }
     const TxnPaths& paths = s.paths;
-    const std::vector<std::string> staged = staged_files(paths.staging);
+    const StagedEntries staged = staged_entries(paths);
     const std::vector<std::string> owned = detail::existing_owned_files(paths, s.removed);
-    const std::set<std::string> staged_set(staged.begin(), staged.end());
+    // No file that exists is under a folder moved whole (its place is free), so only the
+    // files placed one by one can replace an owned file.
+    const std::set<std::string> staged_set(staged.files.begin(), staged.files.end());
     std::set<std::string> leaving;
     Journal journal;
     journal.phase = JournalPhase::committing;
@@ -370,7 +454,9 @@ void PrefixTransaction::commit() {
         journal.moves.push_back({MoveKind::trash, rel});
         leaving.insert(rel);
     }
-    for (const auto& rel : staged)
+    for (const auto& rel : staged.folders)
+        journal.moves.push_back({MoveKind::folder, rel});
+    for (const auto& rel : staged.files)
         journal.moves.push_back({MoveKind::place, rel});
     if (journal.moves.empty()) {
         s.finished = true;

@@ -290,6 +290,71 @@ TEST_F(TransactionKills, AKillAfterAnyStepOfACommitRecoversToTheOldOrTheNewState
     }
 }
 
+// A package new to the prefix: its folder and its .dist-info each go in with one rename, not
+// file by file, and a kill after any step of that commit or of its recovery still recovers.
+TEST_F(TransactionKills, AFreshPackageFolderIsCommittedByOneFolderMove) {
+    const auto add_fresh = [&](const TransactionStepHook& hook) {
+        auto txn = PrefixTransaction::begin(layout, {}, hook);
+        install_into(txn.staging(), fresh);
+        txn.commit();
+    };
+    std::vector<std::string> add_steps;
+    std::vector<std::string> journal_moves;
+    add_fresh([&](std::string_view name) {
+        add_steps.emplace_back(name);
+        if (name != "journal") return;
+        std::string error;
+        auto journal = aitk::install::detail::parse_journal(
+            aitk::fs::read_file(layout.state / "txn" / "journal"), error);
+        ASSERT_TRUE(journal) << error;
+        for (const auto& m : journal->moves) {
+            journal_moves.push_back(
+                (m.kind == aitk::install::detail::MoveKind::folder ? "move " : "file ") + m.path);
+        }
+    });
+    EXPECT_EQ(journal_moves, (std::vector<std::string>{
+                                 "move lib/python3.12/site-packages/fresh",
+                                 "move lib/python3.12/site-packages/fresh-1.0.dist-info",
+                                 "file bin/fresh",
+                             }));
+    EXPECT_EQ(add_steps, (std::vector<std::string>{"staged", "journal", "place", "place", "place",
+                                                   "flushed", "committed", "cleaned", "done"}));
+    const Snapshot added = snapshot(prefix);
+    EXPECT_EQ(added.at("lib/python3.12/site-packages/fresh/__init__.py"), "file:F = 1\n");
+    auto added_versions = old_versions;
+    added_versions["fresh"] = "1.0";
+    expect_state(added, added_versions, "complete run");
+
+    const std::size_t journal = 1;
+    for (std::size_t k = 0; k <= add_steps.size(); ++k) {
+        reset();
+        const std::string context = "killed after step " + std::to_string(k);
+        ASSERT_EQ(in_child(static_cast<int>(k), add_fresh), k < add_steps.size() ? 9 : 0)
+            << context;
+        RecoveryOutcome want = k < journal                ? RecoveryOutcome::rolled_back
+                               : k + 1 < add_steps.size() ? RecoveryOutcome::rolled_forward
+                                                          : RecoveryOutcome::nothing;
+        EXPECT_EQ(PrefixTransaction::begin(layout).recovered(), want) << context;
+        if (k < journal) {
+            expect_state(old_state, old_versions, context);
+        } else {
+            expect_state(added, added_versions, context);
+        }
+    }
+    // Killed before the first folder move, its recovery killed after each of its steps.
+    for (std::size_t j = 0; j < add_steps.size() - 2; ++j) {
+        const std::string context = "recovery killed after step " + std::to_string(j);
+        reset();
+        ASSERT_EQ(in_child(static_cast<int>(journal), add_fresh), 9);
+        ASSERT_EQ(in_child(static_cast<int>(j),
+                           [&](const auto& hook) { PrefixTransaction::begin(layout, {}, hook); }),
+                  9)
+            << context;
+        EXPECT_NE(recover_prefix(layout), RecoveryOutcome::rolled_back) << context;
+        expect_state(added, added_versions, context);
+    }
+}
+
 TEST_F(Transaction, AKillWhileStagingRollsBack) {
     ASSERT_EQ(in_child(-1,
                        [&](const auto&) {
@@ -470,6 +535,18 @@ TEST(TransactionJournal, RoundTripsAnyFileNameAndRefusesDamage) {
         EXPECT_FALSE(parse_journal(damaged, why)) << damaged;
         return why;
     };
+    Journal folders;
+    folders.phase = JournalPhase::committed;
+    folders.moves = {{MoveKind::folder, "lib/pkg"}, {MoveKind::place, "bin/pkg"}};
+    EXPECT_EQ(format_journal(folders),
+              "aitk-env transaction 1\nphase committed\nmove lib/pkg\nplace bin/pkg\nend 2\n");
+    auto folders_back = parse_journal(format_journal(folders), error);
+    ASSERT_TRUE(folders_back) << error;
+    ASSERT_EQ(folders_back->moves.size(), 2u);
+    EXPECT_EQ(folders_back->moves[0].kind, MoveKind::folder);
+    EXPECT_EQ(folders_back->moves[0].path, "lib/pkg");
+    EXPECT_EQ(folders_back->moves[1].kind, MoveKind::place);
+
     EXPECT_EQ(refused(""), "line 0: the journal is empty");
     EXPECT_EQ(refused("aitk-env transaction 1\nphase committing\nplace a\n"),
               "line 3: the journal is cut short (no end line)");

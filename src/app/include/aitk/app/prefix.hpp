@@ -27,6 +27,10 @@ struct PrefixLock {
 std::optional<PrefixLock> read_prefix_lock(const install::PrefixLayout& layout);
 void write_prefix_lock(const install::PrefixLayout& layout, const lock::Lockfile& lock,
                        const std::string& target);
+// Whether the prefix's lock copy already holds `lock` for `target`, without parsing it (an
+// unreadable copy does not).
+bool prefix_lock_matches(const install::PrefixLayout& layout, const lock::Lockfile& lock,
+                         const std::string& target);
 
 struct PackageDrift {
     std::string name;

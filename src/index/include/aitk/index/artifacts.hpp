@@ -4,6 +4,7 @@
 // streams, and published by an atomic rename. Offline, nothing is fetched and the report says
 // exactly which artifacts are missing.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,19 @@ struct ArtifactFetch {
     std::size_t failed = 0;
 };
 
+// Told that artifacts[index] is in the cache at `path`, so that a caller can unpack it while
+// the other downloads go on. Artifacts found in the cache are told at once, on the calling
+// thread; a download as soon as it is stored, on the thread running the transfers: hand the
+// work elsewhere and return quickly, and throw nothing.
+using ArtifactReady = std::function<void(std::size_t index, const std::filesystem::path& path)>;
+
 // Brings every artifact into `cache`. One failed download does not stop the others; the caller
 // decides what a failure means. `offline` never touches the network: missing artifacts fail
 // with the cache's offline report. Takes a hold on the cache while staging files exist.
+// `on_ready`, when given, is called once for each artifact that ends up with a path.
 ArtifactFetch fetch_artifacts(cache::Cache& cache, net::Downloader& downloader,
                               const std::vector<cache::ArtifactRef>& artifacts, bool offline,
-                              net::TransferObserver* observer = nullptr);
+                              net::TransferObserver* observer = nullptr,
+                              const ArtifactReady& on_ready = {});
 
 }  // namespace aitk::index

@@ -13,9 +13,10 @@
 // only the trash and staging are deleted.
 //
 // A commit: flush the filesystem (staged data durable) → journal "committing" listing every
-// move → files that leave go to trash/ → each staged file takes its place (the file it replaces
-// gets a second name in trash/ first, so the path is never missing) → folders left empty are
-// removed → flush → journal "committed" → trash/ and staging/ deleted → journal deleted.
+// move → files that leave go to trash/ → a staged folder whose place in the prefix is free moves
+// whole with one rename (a fresh package's folder) → each other staged file takes its place (the
+// file it replaces gets a second name in trash/ first, so the path is never missing) → folders left
+// empty are removed → flush → journal "committed" → trash/ and staging/ deleted → journal deleted.
 //
 // One exclusive lock (<state>/lock) is held for the transaction's life, so two aitk-env
 // processes never change one prefix at once.
