@@ -118,7 +118,9 @@ TEST_F(SetupSharedCache, TwoSetupsAtOnceShareOneCacheAndAThirdNeedsNoNetwork) {
     other.join();
     ASSERT_EQ(first.exit_code, 0) << first.err;
     ASSERT_EQ(second.exit_code, 0) << second.err;
-    EXPECT_EQ(server.max_in_flight(), 2u);
+    // At least two at once proves the processes overlapped; a third can be counted when one
+    // process's next request arrives before the server has finished counting its last one out.
+    EXPECT_GE(server.max_in_flight(), 2u);
     for (const auto* run : {&first, &second}) {
         auto json = nlohmann::json::parse(run->out);
         EXPECT_EQ(json["target"], "linux-x86_64-cpu");
