@@ -175,20 +175,6 @@ std::string shebang(const stdfs::path& python, bool windows) {
     return "#!/bin/sh\n'''exec' " + quoted + " \"$0\" \"$@\"\n' '''\n";
 }
 
-std::string script_body(const std::string& module, const std::string& function) {
-    const std::string import_name = function.substr(0, function.find('.'));
-    return "# -*- coding: utf-8 -*-\n"
-           "import re\n"
-           "import sys\n"
-           "from " +
-           module + " import " + import_name +
-           "\n"
-           "if __name__ == '__main__':\n"
-           "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
-           "    sys.exit(" +
-           function + "())\n";
-}
-
 // "../../../bin" for the scripts folder seen from site-packages; "" for site-packages itself.
 std::string record_prefix(const stdfs::path& folder, const stdfs::path& lib_dir) {
     std::string rel = folder.lexically_relative(lib_dir).generic_string();
@@ -347,7 +333,8 @@ class Installer {
     }
 
     std::string script_text(const Script& s) const {
-        return shebang(python_, layout_.windows) + script_body(s.call.module, s.call.attribute);
+        return shebang(python_, layout_.windows) +
+               windows_launcher_script(s.call.module, s.call.attribute);
     }
 
     // `<name>.exe` (windows_launcher.hpp). Without launcher images the script is skipped with a
@@ -474,7 +461,7 @@ WheelInstallResult install_wheel(const PrefixLayout& layout, const WheelInstallR
 
 std::string posix_script_text(const std::filesystem::path& python, const std::string& module,
                               const std::string& function) {
-    return shebang(python, false) + script_body(module, function);
+    return shebang(python, false) + windows_launcher_script(module, function);
 }
 
 }  // namespace aitk::install

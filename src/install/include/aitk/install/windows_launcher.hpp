@@ -33,7 +33,8 @@ const WindowsLaunchers* embedded_windows_launchers() noexcept;
 inline constexpr std::string_view launcher_magic = "AITKLNCH";
 
 // The __main__.py for "name = module:function": pip's wrapper (imports the first part of
-// `function` from `module`, strips ".exe" from sys.argv[0], exits with the call's result).
+// `function` from `module`, strips ".exe" from sys.argv[0], exits with the call's result). The
+// POSIX wrappers are the same text behind a shebang.
 std::string windows_launcher_script(const std::string& module, const std::string& function);
 
 // The bytes of `<name>.exe`: the image, the zip (__main__.py stored) and the trailer recording
