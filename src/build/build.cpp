@@ -144,6 +144,27 @@ void require_output_dir(const BuildOptions& options, const std::string& label) {
     }
 }
 
+// Runs a hook that makes a wheel (build_wheel, build_editable) into <scratch>/wheel and returns
+// the wheel it names, checked.
+stdfs::path run_wheel_hook(Hook hook, const char* hook_name, const stdfs::path& project,
+                           const std::string& label, const Prepared& prepared,
+                           const HookRunner& runner, const BuildOptions& options,
+                           const stdfs::path& scratch) {
+    const stdfs::path out = scratch / "wheel";
+    stdfs::create_directories(out);
+    HookCall call;
+    call.hook = hook;
+    call.project = project;
+    call.build_system = prepared.system;
+    call.environment = prepared.environment;
+    call.config_settings = options.config_settings;
+    call.isolated = options.isolated;
+    call.wheel_directory = out;
+    call.label = label;
+    HookResult built = run_hook(runner, call);
+    return checked_wheel(out, built.name, label, hook_name);
+}
+
 }  // namespace
 
 BuiltWheel build_wheel(const BuildSource& source, BuildEnvironmentProvider& provider,
@@ -165,19 +186,9 @@ BuiltWheel build_wheel(const BuildSource& source, BuildEnvironmentProvider& prov
         HookRunner runner = runner_for(interpreter, options, scratch.path());
         Prepared prepared = prepare_environment(project, source.label(), provider, runner, options,
                                                 Hook::get_requires_for_build_wheel);
-        const stdfs::path out = scratch.path() / "wheel";
-        stdfs::create_directories(out);
-        HookCall call;
-        call.hook = Hook::build_wheel;
-        call.project = project;
-        call.build_system = prepared.system;
-        call.environment = prepared.environment;
-        call.config_settings = options.config_settings;
-        call.isolated = options.isolated;
-        call.wheel_directory = out;
-        call.label = source.label();
-        HookResult built = run_hook(runner, call);
-        stdfs::path wheel = checked_wheel(out, built.name, source.label(), "build_wheel");
+        stdfs::path wheel =
+            run_wheel_hook(Hook::build_wheel, "build_wheel", project, source.label(), prepared,
+                           runner, options, scratch.path());
         if (key) return {options.cache->store(*key, wheel), false};
         return {deliver(wheel, options.output_dir), false};
     });
@@ -252,19 +263,8 @@ BuiltWheel build_editable(const stdfs::path& project_dir, BuildEnvironmentProvid
         HookRunner runner = runner_for(interpreter, options, scratch.path());
         Prepared prepared = prepare_environment(project, source.label(), provider, runner, options,
                                                 Hook::get_requires_for_build_editable);
-        const stdfs::path out = scratch.path() / "wheel";
-        stdfs::create_directories(out);
-        HookCall call;
-        call.hook = Hook::build_editable;
-        call.project = project;
-        call.build_system = prepared.system;
-        call.environment = prepared.environment;
-        call.config_settings = options.config_settings;
-        call.isolated = options.isolated;
-        call.wheel_directory = out;
-        call.label = source.label();
-        HookResult built = run_hook(runner, call);
-        return {deliver(checked_wheel(out, built.name, source.label(), "build_editable"),
+        return {deliver(run_wheel_hook(Hook::build_editable, "build_editable", project,
+                                       source.label(), prepared, runner, options, scratch.path()),
                         options.output_dir),
                 false};
     });
