@@ -1,0 +1,200 @@
+#include "native_fixtures.hpp"
+
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "aitk/fs/file.hpp"
+#include "aitk/util/subprocess.hpp"
+
+namespace aitk::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string search_path() {
+    return util::environment_lookup(util::current_environment(), "PATH").value_or("/usr/bin:/bin");
+}
+
+bool have(std::string_view program) {
+    return util::find_program(program, search_path()).has_value();
+}
+
+void run(const std::vector<std::string>& argv, const fs::path& cwd = {}) {
+    util::ProcessRequest request;
+    request.argv = argv;
+    request.working_directory = cwd;
+    request.timeout = std::chrono::milliseconds(120'000);
+    auto result = util::run_process(request);
+    if (!result) throw std::runtime_error(argv[0] + ": " + result.error().message);
+    if (!result->succeeded()) {
+        std::string cmd;
+        for (const auto& a : argv)
+            cmd += a + " ";
+        throw std::runtime_error("build failed: " + cmd + "\n" + result->err + result->out);
+    }
+}
+
+std::string mingw_gcc(int bits) {
+    return bits == 32 ? "i686-w64-mingw32-gcc" : "x86_64-w64-mingw32-gcc";
+}
+
+}  // namespace
+
+std::string native_stem(const fs::path& file) {
+    std::string name = file.filename().string();
+    for (std::string_view ext : {".dll", ".DLL", ".exe", ".pyd"}) {
+        if (name.size() > ext.size() && name.ends_with(ext)) {
+            name.resize(name.size() - ext.size());
+            break;
+        }
+    }
+    if (auto so = name.find(".so"); so != std::string::npos) name.resize(so);
+    if (name.starts_with("lib") && file.filename().string().find(".so") != std::string::npos)
+        name = name.substr(3);
+    for (char& c : name) {
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!ok) c = '_';
+    }
+    return name;
+}
+
+bool have_mingw(int bits) {
+    return have(mingw_gcc(bits));
+}
+
+bool have_delay_load_tools() {
+    return have_mingw(64) && have("llvm-dlltool-14") && have("lld-link-14");
+}
+
+fs::path build_pe(const PeBuild& b) {
+    fs::create_directories(b.out.parent_path());
+    fs::path work = b.out.parent_path() / (".build-" + b.out.filename().string());
+    fs::create_directories(work);
+    fs::path source = work / "src.c";
+    aitk::fs::write_file_atomic(source, b.c_source);
+    if (b.delay_imports.empty()) {
+        std::vector<std::string> argv = {mingw_gcc(b.bits), "-O1"};
+        if (!b.executable) argv.push_back("-shared");
+        argv.insert(argv.end(), {"-o", b.out.string(), source.string()});
+        for (const auto& dll : b.imports)
+            argv.push_back(dll.string());
+        run(argv);
+    } else {
+        if (b.bits != 64) throw std::runtime_error("delay-load fixtures are 64-bit only");
+        // lld-link fills the delay-import directory; GNU ld does not. The image is never run,
+        // so the delay-load helper is a stub and no C runtime is linked.
+        fs::path object = work / "src.o";
+        run({mingw_gcc(64), "-O1", "-c", "-o", object.string(), source.string()});
+        std::vector<std::string> argv = {"lld-link-14", "/noentry", "/nodefaultlib",
+                                         "/out:" + b.out.string(), object.string()};
+        if (!b.executable)
+            argv.insert(argv.begin() + 1, "/dll");
+        else
+            argv.push_back("/subsystem:console");
+        fs::path stub = work / "delay_helper.c";
+        aitk::fs::write_file_atomic(stub,
+                                    "void* __delayLoadHelper2(const void* d, void** slot)"
+                                    " { (void)d; return *slot; }\n");
+        fs::path stub_o = work / "delay_helper.o";
+        run({mingw_gcc(64), "-O1", "-c", "-o", stub_o.string(), stub.string()});
+        argv.push_back(stub_o.string());
+        auto import_lib = [&](const std::string& dll) {
+            fs::path def = work / (dll + ".def");
+            aitk::fs::write_file_atomic(
+                def, "LIBRARY " + dll + "\nEXPORTS\n" + native_stem(dll) + "_fn\n");
+            fs::path lib = work / (dll + ".lib");
+            run({"llvm-dlltool-14", "-m", "i386:x86-64", "-d", def.string(), "-l", lib.string()});
+            return lib;
+        };
+        for (const auto& dll : b.imports)
+            argv.push_back(import_lib(dll.filename().string()).string());
+        for (const auto& dll : b.delay_imports) {
+            argv.push_back(import_lib(dll).string());
+            argv.push_back("/delayload:" + dll);
+        }
+        if (b.executable) argv.push_back("/entry:main");
+        run(argv);
+    }
+    fs::remove_all(work);
+    return b.out;
+}
+
+fs::path build_chain_dll(const fs::path& out, const std::vector<fs::path>& imports, int bits) {
+    std::string src;
+    for (const auto& dll : imports)
+        src += "__declspec(dllimport) int " + native_stem(dll) + "_fn(void);\n";
+    src += "__declspec(dllexport) int " + native_stem(out) + "_fn(void) { return 1";
+    for (const auto& dll : imports)
+        src += " + " + native_stem(dll) + "_fn()";
+    src += "; }\n";
+    PeBuild b;
+    b.out = out;
+    b.c_source = src;
+    b.imports = imports;
+    b.bits = bits;
+    return build_pe(b);
+}
+
+bool have_gcc_m32() {
+    static const bool ok = [] {
+        if (!have("gcc")) return false;
+        fs::path dir = fs::temp_directory_path() / ("aitk-m32-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+        aitk::fs::write_file_atomic(dir / "a.c", "int f(void) { return 1; }\n");
+        bool built = true;
+        try {
+            run({"gcc", "-m32", "-shared", "-fPIC", "-o", (dir / "a.so").string(),
+                 (dir / "a.c").string()});
+        } catch (const std::exception&) {
+            built = false;
+        }
+        fs::remove_all(dir);
+        return built;
+    }();
+    return ok;
+}
+
+fs::path build_elf(const ElfBuild& b) {
+    fs::create_directories(b.out.parent_path());
+    fs::path source = b.out.parent_path() / (".src-" + b.out.filename().string() + ".c");
+    aitk::fs::write_file_atomic(source, b.c_source);
+    std::vector<std::string> argv = {"gcc", "-O1", "-fPIC", "-Wl,--no-as-needed"};
+    if (b.m32) argv.push_back("-m32");
+    if (!b.executable) argv.push_back("-shared");
+    if (!b.soname.empty()) argv.push_back("-Wl,-soname," + b.soname);
+    if (!b.rpath.empty())
+        argv.insert(argv.end(), {"-Wl,--disable-new-dtags", "-Wl,-rpath," + b.rpath});
+    if (!b.runpath.empty())
+        argv.insert(argv.end(), {"-Wl,--enable-new-dtags", "-Wl,-rpath," + b.runpath});
+    argv.insert(argv.end(), {"-o", b.out.string(), source.string()});
+    // -l:NAME records NAME (or the object's SONAME) in DT_NEEDED; a path would be recorded as is.
+    for (const auto& so : b.needed)
+        argv.insert(argv.end(), {"-L" + so.parent_path().string(), "-l:" + so.filename().string()});
+    run(argv);
+    fs::remove(source);
+    return b.out;
+}
+
+fs::path build_chain_so(const fs::path& out, const std::vector<fs::path>& needed,
+                        const std::string& soname, const std::string& runpath,
+                        const std::string& rpath) {
+    std::string src;
+    for (const auto& so : needed)
+        src += "int " + native_stem(so) + "_fn(void);\n";
+    src += "int " + native_stem(out) + "_fn(void) { return 1";
+    for (const auto& so : needed)
+        src += " + " + native_stem(so) + "_fn()";
+    src += "; }\n";
+    ElfBuild b;
+    b.out = out;
+    b.c_source = src;
+    b.needed = needed;
+    b.soname = soname;
+    b.runpath = runpath;
+    b.rpath = rpath;
+    return build_elf(b);
+}
+
+}  // namespace aitk::test
