@@ -24,5 +24,8 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals);
 Command add_verify_command(CLI::App& app, GlobalOptions& globals);
 Command add_list_command(CLI::App& app, GlobalOptions& globals);
 Command add_run_command(CLI::App& app, GlobalOptions& globals);
+Command add_export_command(CLI::App& app, GlobalOptions& globals);
+Command add_bundle_command(CLI::App& app, GlobalOptions& globals);
+Command add_mirror_command(CLI::App& app, GlobalOptions& globals);
 
 }  // namespace aitk::cli
