@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "aitk/app/native_check.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/platform/gpu_models.hpp"
@@ -439,6 +440,24 @@ DoctorReport run_doctor(const DoctorOptions& options) {
     r.checks.push_back(pythons_check(r.pythons));
     r.checks.push_back(disk_check(r, *tables));
     if (windows) r.checks.push_back(check_msvc_runtime(platform::system32_folder(probe_env.env)));
+    std::error_code ec;
+    bool simulated_os = windows || probe_env.os == platform::OsKind::linux_os;
+    if (options.scan_native_libraries && simulated_os &&
+        std::filesystem::is_directory(options.prefix, ec)) {
+        NativeScanRequest scan;
+        scan.root = options.prefix;
+        scan.os = windows ? diag::TargetOs::windows : diag::TargetOs::linux_os;
+        scan.environment = probe_env.env;
+        try {
+            r.native_libraries = run_native_scan(scan);
+            for (auto& c : native_scan_checks(*r.native_libraries))
+                r.checks.push_back(std::move(c));
+        } catch (const util::Error& e) {
+            r.checks.push_back(
+                {"native-libraries", CheckStatus::warn,
+                 std::string("could not scan ") + options.prefix.string() + ": " + e.what()});
+        }
+    }
     return r;
 }
 
@@ -510,6 +529,7 @@ json DoctorReport::to_json() const {
             {{"id", c.id}, {"status", check_status_name(c.status)}, {"message", c.message}});
     }
     j["checks"] = std::move(checks_json);
+    j["native_libraries"] = native_libraries ? native_scan_json(*native_libraries) : json(nullptr);
     j["exit_code"] = exit_code();
     return j;
 }

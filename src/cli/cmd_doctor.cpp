@@ -14,6 +14,7 @@
 
 #include "aitk/app/cache.hpp"
 #include "aitk/app/doctor.hpp"
+#include "aitk/app/native_check.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "commands.hpp"
@@ -173,22 +174,102 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
         rep.check(c, width);
 }
 
+struct DoctorArgs {
+    std::string manifest, prefix = ".venv", backend = "auto";
+    bool force = false, refresh = false;
+    std::vector<std::string> libcuda_child;
+    std::string scan, os, system32;
+    std::vector<std::string> search_path;
+};
+
+void print_scan_human(const diag::ScanReport& r, std::ostream& out, bool color) {
+    Report rep(out, color);
+    rep.heading("Native libraries");
+    rep.row("folder", r.root.string());
+    rep.row("loader", std::string(diag::target_os_name(r.os)) + " search order" +
+                          (r.architecture.empty() ? "" : ", " + r.architecture));
+    rep.row("scanned", std::to_string(r.libraries) + " libraries");
+    if (r.torch_version) rep.row("torch", *r.torch_version);
+    out << "\n";
+    rep.heading("Checks");
+    auto checks = app::native_scan_checks(r);
+    std::size_t width = 0;
+    for (const auto& c : checks)
+        width = std::max(width, c.id.size());
+    for (const auto& c : checks)
+        rep.check(c, width);
+}
+
+int run_scan(const DoctorArgs& args, const GlobalOptions& globals) {
+    app::NativeScanRequest request;
+    request.root = args.scan;
+    request.environment = util::current_environment();
+#ifdef _WIN32
+    const diag::TargetOs host = diag::TargetOs::windows;
+#else
+    const diag::TargetOs host = diag::TargetOs::linux_os;
+#endif
+    request.os = host;
+    if (!args.os.empty()) {
+        auto os = diag::parse_target_os(args.os);
+        if (!os) {
+            throw util::InputError("--os " + args.os + ": unknown loader",
+                                   "pass --os windows or --os linux");
+        }
+        request.os = *os;
+    }
+    request.host_os = request.os == host;
+    if (!args.system32.empty()) request.system32 = std::filesystem::path(args.system32);
+    if (!args.search_path.empty()) {
+        request.search_path.emplace();
+        for (const auto& p : args.search_path)
+            request.search_path->emplace_back(p);
+    }
+    diag::ScanReport report = app::run_native_scan(request);
+    if (globals.json) {
+        std::cout << app::native_scan_json(report).dump(2, ' ', false,
+                                                        nlohmann::json::error_handler_t::replace)
+                  << "\n";
+    } else {
+        print_scan_human(report, std::cout, use_color(globals, request.environment));
+    }
+    std::cout.flush();
+    return app::native_scan_exit_code(report);
+}
+
 }  // namespace
 
 Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
-    struct Args {
-        std::string manifest, prefix = ".venv", backend = "auto";
-        bool force = false, refresh = false;
-        std::vector<std::string> libcuda_child;
-    };
+    using Args = DoctorArgs;
     auto args = std::make_shared<Args>();
     auto* doctor = app.add_subcommand(
         "doctor",
         "Hardware, drivers, the torch backend that runs here and why, interpreters, readiness");
     doctor->add_option("-m,--manifest", args->manifest,
                        "Manifest (default: AI Toolkit's, compiled in)");
-    doctor->add_option("-p,--prefix", args->prefix,
-                       "Prefix whose disk space is checked (default .venv)");
+    auto* prefix_opt = doctor->add_option(
+        "-p,--prefix", args->prefix,
+        "Prefix whose disk space and native libraries are checked (default .venv)");
+    auto* scan_opt = doctor->add_option(
+        "--scan", args->scan,
+        "Only explain native-library load failures in this folder (any folder: a prefix, or a "
+        "Windows torch\\lib copied here)");
+    scan_opt->excludes(prefix_opt);
+    doctor
+        ->add_option("--os", args->os,
+                     "Loader to simulate for --scan: windows or linux (default: this machine's)")
+        ->needs(scan_opt);
+    doctor
+        ->add_option("--system32", args->system32,
+                     "--scan --os windows: the System32 folder to search (default: this "
+                     "machine's on Windows; elsewhere unknown, so only the MSVC runtime and "
+                     "uncommon system DLLs are reported missing)")
+        ->needs(scan_opt);
+    doctor
+        ->add_option("--search-path", args->search_path,
+                     "--scan: PATH (windows) or LD_LIBRARY_PATH (linux) entries to simulate, in "
+                     "order, instead of this process's (repeatable)")
+        ->needs(scan_opt);
     doctor->add_option("--backend", args->backend,
                        "Force a torch backend: cpu, cuXYZ, rocmX.Y, xpu, mps (auto = detect; env "
                        "AITK_ENV_TORCH_BACKEND)");
@@ -203,6 +284,12 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
         "gpus, nvidia, backends, backend, reason, pythons, checks). A compute capability no probe "
         "could report is looked up by the GPU's name: the report says \"from the model name\", "
         "the JSON adds \"compute_capability_source\": \"model-name-table\" to that GPU.\n"
+        "Native libraries: when the prefix exists, every .so (Linux) or .dll/.pyd (Windows) in "
+        "it is read and each import looked up as the loader would; a missing import, a library "
+        "of the wrong architecture or one a PATH / LD_LIBRARY_PATH entry shadows becomes a "
+        "native.* check with the fix (JSON: \"native_libraries\"). --scan DIR does only that, "
+        "for any folder and either loader (--os), and prints {root, os, architecture, "
+        "libraries, torch_version, findings} with --json; exit 1 when a finding fails.\n"
         "Exit codes: 0 no check failed, 1 a check failed, 2 bad input (manifest, --backend, an "
         "override "
         "variable), 3 no backend this machine can run (see the fix in the report).\n"
@@ -216,6 +303,7 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
     command.run = [args, &globals]() -> int {
         if (!args->libcuda_child.empty())
             return app::run_libcuda_probe_child(args->libcuda_child, std::cout);
+        if (!args->scan.empty()) return run_scan(*args, globals);
         app::DoctorOptions o;
         o.manifest = args->manifest;
         o.prefix = args->prefix;

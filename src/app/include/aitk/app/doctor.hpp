@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aitk/diag/scan.hpp"
 #include "aitk/platform/backend.hpp"
 #include "aitk/platform/host.hpp"
 #include "aitk/platform/probe.hpp"
@@ -28,6 +29,8 @@ struct DoctorOptions {
     std::string tool_version = "0";    // part of the probe cache key
     platform::ProbeEnvironment probe;  // what the probes see (environment, roots, helper)
     bool discover_pythons = true;
+    // Scan the prefix's native libraries (when it exists) with this machine's loader rules.
+    bool scan_native_libraries = true;
 };
 
 enum class CheckStatus { ok, warn, fail };
@@ -58,6 +61,9 @@ struct DoctorReport {
     std::optional<std::uint64_t> disk_free_bytes;
     std::vector<ProfileReadiness> profiles;
     std::vector<DoctorCheck> checks;
+    // The prefix's native libraries, when it exists and this OS's loader can be simulated;
+    // its findings are also in `checks` (native.*). JSON key "native_libraries".
+    std::optional<diag::ScanReport> native_libraries;
 
     // 3 when no backend can be chosen (CLI-CONTRACT.md: unsatisfiable), else 1 when a check
     // fails, else 0.
