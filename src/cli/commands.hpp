@@ -27,5 +27,6 @@ Command add_run_command(CLI::App& app, GlobalOptions& globals);
 Command add_export_command(CLI::App& app, GlobalOptions& globals);
 Command add_bundle_command(CLI::App& app, GlobalOptions& globals);
 Command add_mirror_command(CLI::App& app, GlobalOptions& globals);
+Command add_snapshot_command(CLI::App& app, GlobalOptions& globals);
 
 }  // namespace aitk::cli

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     commands.push_back(aitk::cli::add_export_command(app, globals));
     commands.push_back(aitk::cli::add_bundle_command(app, globals));
     commands.push_back(aitk::cli::add_mirror_command(app, globals));
+    commands.push_back(aitk::cli::add_snapshot_command(app, globals));
 
     try {
         app.parse(argc, argv);
