@@ -126,14 +126,11 @@ diag::ScanReport run_native_scan(const NativeScanRequest& request) {
         if (f.kind != diag::FindingKind::shadowed &&
             f.kind != diag::FindingKind::wrong_architecture)
             continue;
-        std::string entry = f.found_entry.string();
         std::string note =
             shims_drop(f)
-                ? "aitk-env's shims already drop " + entry + " from " + variable_of(f) +
-                      ": start programs through the prefix's aitk-run shim, its activate script "
-                      "or `aitk-env run`"
-                : "aitk-env's shims keep " + entry + ": remove it from " + variable_of(f) +
-                      " yourself";
+                ? "aitk-env's shims already drop it: start programs through the "
+                  "prefix's aitk-run shim, its activate script or `aitk-env run`"
+                : "aitk-env's shims keep it: remove it from " + variable_of(f) + " yourself";
         f.fix = f.fix.empty() ? note : f.fix + " (" + note + ")";
     }
     return report;

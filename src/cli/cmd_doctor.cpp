@@ -188,7 +188,8 @@ void print_scan_human(const diag::ScanReport& r, std::ostream& out, bool color) 
     rep.row("folder", r.root.string());
     rep.row("loader", std::string(diag::target_os_name(r.os)) + " search order" +
                           (r.architecture.empty() ? "" : ", " + r.architecture));
-    rep.row("scanned", std::to_string(r.libraries) + " libraries");
+    rep.row("scanned",
+            std::to_string(r.libraries) + (r.libraries == 1 ? " library" : " libraries"));
     if (r.torch_version) rep.row("torch", *r.torch_version);
     out << "\n";
     rep.heading("Checks");

@@ -17,19 +17,19 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-struct Run {
+struct CliRun {
     int exit_code = -1;
     std::string out, err;
 };
 
-Run run(const std::vector<std::string>& args, aitk::util::Environment env) {
+CliRun run(const std::vector<std::string>& args, aitk::util::Environment env) {
     aitk::util::ProcessRequest req;
     req.argv = {AITK_ENV_EXE};
     req.argv.insert(req.argv.end(), args.begin(), args.end());
     req.environment = std::move(env);
     req.timeout = 120s;
     auto r = aitk::util::run_process(req);
-    Run out;
+    CliRun out;
     if (!r) {
         ADD_FAILURE() << r.error().message;
         return out;
@@ -78,7 +78,7 @@ TEST_F(DoctorScanCli, FbgemmCaseNamesTheMissingDllsAndTheFixes) {
     if (!aitk::test::have_mingw(64)) GTEST_SKIP() << "mingw-w64 is not installed";
     fs::path site = make_fbgemm_site();
 
-    Run r = run({"doctor", "--scan", site.string(), "--os", "windows"}, env);
+    CliRun r = run({"doctor", "--scan", site.string(), "--os", "windows"}, env);
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     EXPECT_NE(r.out.find("fbgemm.dll → libomp140.x86_64.dll: not found"), std::string::npos)
         << r.out;
@@ -89,7 +89,7 @@ TEST_F(DoctorScanCli, FbgemmCaseNamesTheMissingDllsAndTheFixes) {
         << r.out;
     EXPECT_NE(r.out.find("2.4.0"), std::string::npos) << r.out;
 
-    Run j = run({"doctor", "--scan", site.string(), "--os", "windows", "--json"}, env);
+    CliRun j = run({"doctor", "--scan", site.string(), "--os", "windows", "--json"}, env);
     EXPECT_EQ(j.exit_code, 1) << j.err;
     json report = json::parse(j.out);
     EXPECT_EQ(report["os"], "windows");
@@ -118,9 +118,9 @@ TEST_F(DoctorScanCli, ASystem32WithTheRuntimeLeavesOnlyLibomp) {
     for (auto name : {"msvcp140.dll", "vcruntime140_1.dll"})
         aitk::test::build_chain_dll(system32 / name);
 
-    Run j = run({"doctor", "--scan", site.string(), "--os", "windows", "--system32",
-                 system32.string(), "--json"},
-                env);
+    CliRun j = run({"doctor", "--scan", site.string(), "--os", "windows", "--system32",
+                    system32.string(), "--json"},
+                   env);
     json report = json::parse(j.out);
     std::vector<std::string> names;
     for (const auto& f : report["findings"])
@@ -139,6 +139,7 @@ class ShadowedPrefix : public DoctorScanCli {
         DoctorScanCli::SetUp();
         prefix = dir.path() / "venv";
         fs::path site = prefix / "lib" / "python3.11" / "site-packages";
+        fs::create_directories(site);
         aitk::fs::write_file_atomic(prefix / "pyvenv.cfg", "home = /usr/bin\nversion = 3.11.7\n");
         bundled = site / "nvidia" / "cudnn" / "lib";
         auto cudnn = aitk::test::build_chain_so(bundled / "libcudnn.so.9", {}, "libcudnn.so.9");
@@ -151,7 +152,7 @@ class ShadowedPrefix : public DoctorScanCli {
 
 TEST_F(ShadowedPrefix, DoctorOnThePrefixNamesTheLdLibraryPathEntry) {
     env["LD_LIBRARY_PATH"] = system_cuda.string();
-    Run r = run({"doctor", "-p", prefix.string(), "--json"}, env);
+    CliRun r = run({"doctor", "-p", prefix.string(), "--json"}, env);
     json report = json::parse(r.out);
     ASSERT_TRUE(report["native_libraries"].is_object()) << r.out;
     const json& findings = report["native_libraries"]["findings"];
@@ -175,15 +176,25 @@ TEST_F(ShadowedPrefix, DoctorOnThePrefixNamesTheLdLibraryPathEntry) {
     }
     EXPECT_TRUE(check_found) << r.out;
 
-    Run text = run({"doctor", "-p", prefix.string()}, env);
-    EXPECT_NE(text.out.find("libcudnn.so.9 found first in " + system_cuda.string() +
-                            " (LD_LIBRARY_PATH)"),
-              std::string::npos)
-        << text.out;
+    CliRun text = run({"doctor", "-p", prefix.string()}, env);
+    std::string flat;  // the report wraps long lines: join them again
+    for (std::size_t i = 0; i < text.out.size(); ++i) {
+        if (text.out[i] != '\n') {
+            flat += text.out[i];
+            continue;
+        }
+        flat += ' ';
+        while (i + 1 < text.out.size() && text.out[i + 1] == ' ')
+            ++i;
+    }
+    EXPECT_NE(
+        flat.find("libcudnn.so.9 found first in " + system_cuda.string() + " (LD_LIBRARY_PATH)"),
+        std::string::npos)
+        << flat;
 }
 
 TEST_F(ShadowedPrefix, WithoutTheEntryThePrefixIsClean) {
-    Run r = run({"doctor", "--scan", prefix.string(), "--json"}, env);
+    CliRun r = run({"doctor", "--scan", prefix.string(), "--json"}, env);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     json report = json::parse(r.out);
     EXPECT_EQ(report["os"], "linux");
@@ -194,25 +205,25 @@ TEST_F(ShadowedPrefix, WithoutTheEntryThePrefixIsClean) {
     // the shims keep makes the finding a failure.
     fs::path other = dir.path() / "opt" / "vendor" / "lib";
     aitk::test::build_chain_so(other / "libcudnn.so.9", {}, "libcudnn.so.9");
-    Run s =
+    CliRun s =
         run({"doctor", "--scan", prefix.string(), "--search-path", other.string(), "--json"}, env);
     EXPECT_EQ(s.exit_code, 1) << s.out;
     json shadow = json::parse(s.out);
     ASSERT_EQ(shadow["findings"].size(), 1u);
     EXPECT_EQ(shadow["findings"][0]["status"], "fail");
-    EXPECT_NE(
-        shadow["findings"][0]["fix"].get<std::string>().find("remove it from LD_LIBRARY_PATH"),
-        std::string::npos);
+    EXPECT_NE(shadow["findings"][0]["fix"].get<std::string>().find(
+                  "shims keep it: remove it from LD_LIBRARY_PATH"),
+              std::string::npos);
 }
 
 TEST_F(DoctorScanCli, BadInputIsExitTwo) {
-    Run missing = run({"doctor", "--scan", (dir.path() / "nope").string()}, env);
+    CliRun missing = run({"doctor", "--scan", (dir.path() / "nope").string()}, env);
     EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
     EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
-    Run bad_os = run({"doctor", "--scan", dir.path().string(), "--os", "macos"}, env);
+    CliRun bad_os = run({"doctor", "--scan", dir.path().string(), "--os", "macos"}, env);
     EXPECT_EQ(bad_os.exit_code, 2);
     EXPECT_NE(bad_os.err.find("--os windows or --os linux"), std::string::npos) << bad_os.err;
-    Run orphan = run({"doctor", "--os", "windows"}, env);
+    CliRun orphan = run({"doctor", "--os", "windows"}, env);
     EXPECT_EQ(orphan.exit_code, 2) << "--os needs --scan";
 }
 
