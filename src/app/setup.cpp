@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "aitk/app/bundle.hpp"
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/build/git_url.hpp"
 #include "aitk/fs/file.hpp"
@@ -188,6 +189,7 @@ const lock::LockedTarget& choose_lock_target(const lock::Lockfile& lock, const H
 }
 
 SetupOutcome run_setup(const SetupRequest& request) {
+    if (request.bundle) return run_setup_from_bundle(request);  // verifies, then runs offline
     SetupOutcome outcome;
     lock::Lockfile lockfile;
     if (request.lockfile) {
@@ -257,6 +259,13 @@ SetupOutcome run_setup(const SetupRequest& request) {
     sync.dry_run = request.dry_run;
     sync.compile_bytecode = request.compile_bytecode;
     sync.build_sources = request.build_sources;
+    sync.artifact_sources.rewrite = request.rewrite_urls;
+    // Index URLs given with a lock say where its files are now (a mirror of it); the lock
+    // itself, URLs and hashes, stays as it is.
+    if (request.lockfile &&
+        (request.indexes.index_url || !request.indexes.extra_index_urls.empty())) {
+        sync.artifact_sources.indexes = request.indexes;
+    }
     outcome.sync = sync_prefix(sync);
     for (const auto& p : outcome.sync.plan.unbuildable) {
         outcome.notes.push_back(p.name + " is not installed: it comes from " +

@@ -516,6 +516,14 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
         options.concurrency = request.network.concurrency;
         options.ca_file = request.network.cert;
         net::Downloader downloader(options);
+        if (!request.artifact_sources.empty()) {
+            std::vector<std::string> projects;
+            for (const auto* p : wheels)
+                projects.push_back(p->name);
+            LocateRequest locate{&request.artifact_sources, &cache, &downloader, target.backend,
+                                 request.network.offline};
+            locate_artifacts(refs, projects, locate);
+        }
         auto fetched = index::fetch_artifacts(
             cache, downloader, refs, request.network.offline, request.observer,
             [&](std::size_t i, const std::filesystem::path& path) {

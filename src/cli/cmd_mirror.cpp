@@ -1,16 +1,74 @@
-// `aitk-env mirror`: placeholder registration; the command lands with issue 9.
+// `aitk-env mirror`: a static simple index of the locked artifacts.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aitk/app/cache.hpp"
+#include "aitk/app/mirror.hpp"
+#include "aitk/app/progress.hpp"
 #include "aitk/util/error.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
 
-Command add_mirror_command(CLI::App& app, GlobalOptions&) {
+Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
+    struct Args {
+        std::string lock, output, base_url;
+        std::vector<std::string> targets, rewrite_urls;
+    };
+    auto args = std::make_shared<Args>();
+    auto* mirror =
+        app.add_subcommand("mirror", "A static simple index of the locked artifacts (PEP 503/691)");
+    mirror->add_option("-l,--lock", args->lock, "Lockfile")->required();
+    mirror->add_option("-o,--output", args->output, "Folder to write (created or refreshed)")
+        ->required();
+    mirror->add_option("--base-url", args->base_url,
+                       "URL the folder will be served at: absolute links (default: relative)");
+    mirror->add_option("--target", args->targets, "Only these lock targets (default: all)");
+    mirror->add_option("--rewrite-url", args->rewrite_urls,
+                       "FROM=TO: download a locked URL starting with FROM from TO + the rest");
+    mirror->footer(
+        "Writes DIR/simple/ (HTML and JSON pages) and DIR/files/<project>/<file> (+ .metadata).\n"
+        "Serve DIR, then: aitk-env --index-url <URL>/simple setup -l LOCK\n"
+        "Exit codes: 0 written, 1 failure (download, hash, I/O), 2 bad input.");
+
     Command command;
-    command.app = app.add_subcommand("mirror", "(not available yet)");
-    command.app->group("");
-    command.run = []() -> int {
-        throw util::Error(util::ExitCode::failure,
-                          "aitk-env mirror is not available in this build");
+    command.app = mirror;
+    command.run = [args, &globals]() -> int {
+        app::MirrorRequest request;
+        request.lockfile = args->lock;
+        request.output = args->output;
+        if (!args->base_url.empty()) request.base_url = args->base_url;
+        request.targets = args->targets;
+        request.sources.rewrite = app::parse_rewrite_options(args->rewrite_urls);
+        if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
+            app::IndexSettings indexes;
+            if (!globals.index_url.empty()) indexes.index_url = globals.index_url;
+            indexes.extra_index_urls = globals.extra_index_urls;
+            indexes.find_links = globals.find_links;
+            if (!globals.torch_index_url.empty()) indexes.torch_index_url = globals.torch_index_url;
+            request.sources.indexes = indexes;
+        }
+        request.network.concurrency = globals.concurrency;
+        if (!globals.cert.empty()) request.network.cert = globals.cert;
+        request.network.offline = globals.offline;
+        auto env = util::current_environment();
+        request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
+        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
+                                                globals.no_progress);
+        app::DownloadProgress progress(std::cerr, style, 0, 0);
+        request.observer = &progress;
+        auto outcome = app::run_mirror(request);
+        if (progress.transfers() > 0) progress.finish();
+        if (globals.json) {
+            std::cout << outcome.to_json().dump(2) << "\n";
+        } else if (globals.verbosity >= 0) {
+            std::cerr << outcome.summary();
+        }
+        return 0;
     };
     return command;
 }

@@ -31,6 +31,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
         std::string lock, prefix = ".venv", target, link_mode = "auto";
         bool dry_run = false, compile_bytecode = false, no_build = false;
+        std::vector<std::string> rewrite_urls;
     };
     auto a = std::make_shared<Args>();
     auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
@@ -47,9 +48,13 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     sync->add_flag("--no-build", a->no_build,
                    "Skip git/sdist/folder packages instead of building them")
         ->envname("AITK_ENV_NO_BUILD");
+    sync->add_option("--rewrite-url", a->rewrite_urls,
+                     "FROM=TO: download a locked URL starting with FROM from TO + the rest "
+                     "(repeatable; the first match wins)");
     Command command;
     command.app = sync;
     command.run = [a, &globals]() -> int {
+        auto rewrite = app::parse_rewrite_options(a->rewrite_urls);
         auto layout = app::open_prefix(a->prefix, host_is_windows);
         auto parsed = lock::parse_lockfile(fs::read_file(a->lock), a->lock);
         if (!parsed) throw parsed.error().to_error();
@@ -76,6 +81,16 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         request.dry_run = a->dry_run;
         request.compile_bytecode = a->compile_bytecode;
         request.build_sources = !a->no_build;
+        request.artifact_sources.rewrite = std::move(rewrite);
+        // Index URLs given with the lock say where its files are now (a mirror of it).
+        if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
+            app::IndexSettings indexes;
+            if (!globals.index_url.empty()) indexes.index_url = globals.index_url;
+            indexes.extra_index_urls = globals.extra_index_urls;
+            indexes.find_links = globals.find_links;
+            if (!globals.torch_index_url.empty()) indexes.torch_index_url = globals.torch_index_url;
+            request.artifact_sources.indexes = indexes;
+        }
         auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
                                                 globals.no_progress);
         app::DownloadProgress progress(std::cerr, style, 0, 0);

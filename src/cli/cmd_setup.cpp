@@ -20,6 +20,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
             prefix = ".venv", backend = "auto", python, link_mode = "auto";
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
              compile_bytecode = false, no_build = false;
+        std::vector<std::string> rewrite_urls;
     };
     auto args = std::make_shared<Args>();
     auto* setup = app.add_subcommand("setup", "From nothing to a working prefix with shims");
@@ -52,6 +53,9 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         ->add_flag("--no-build", args->no_build,
                    "Do not fetch or build git/sdist/folder requirements (they are skipped)")
         ->envname("AITK_ENV_NO_BUILD");
+    setup->add_option("--rewrite-url", args->rewrite_urls,
+                      "FROM=TO: download a locked URL starting with FROM from TO + the rest "
+                      "(repeatable; the first match wins)");
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -61,10 +65,6 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     Command command;
     command.app = setup;
     command.run = [args, &globals]() -> int {
-        if (!args->bundle.empty()) {
-            throw util::Error(util::ExitCode::failure, "--bundle is not available yet",
-                              "use -l LOCK with a filled cache (--offline) meanwhile");
-        }
         app::SetupRequest request;
         auto opt = [](const std::string& s) -> std::optional<std::filesystem::path> {
             if (s.empty()) return std::nullopt;
@@ -76,6 +76,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.input.project_dir = opt(args->project);
         request.input.skip_unmapped = args->skip_unmapped;
         request.lockfile = opt(args->lock);
+        request.bundle = opt(args->bundle);
         request.prefix = args->prefix;
         if (!args->python.empty()) request.python = args->python;
         request.link_mode = *install::parse_link_mode(args->link_mode);
@@ -83,6 +84,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.smoke_test = !args->no_smoke_test;
         request.compile_bytecode = args->compile_bytecode;
         request.build_sources = !args->no_build;
+        request.rewrite_urls = app::parse_rewrite_options(args->rewrite_urls);
         if (!globals.index_url.empty()) request.indexes.index_url = globals.index_url;
         request.indexes.extra_index_urls = globals.extra_index_urls;
         request.indexes.find_links = globals.find_links;

@@ -18,6 +18,8 @@ namespace aitk::app {
 struct SetupRequest {
     InputSelection input;
     std::optional<std::filesystem::path> lockfile;  // -l: no resolver, no index pages
+    // --bundle: verified into the cache, then its lock installed offline (app/bundle.hpp)
+    std::optional<std::filesystem::path> bundle;
     std::filesystem::path prefix = ".venv";
     std::optional<std::string> python;  // "3.12", "3.12.1" or a path
     install::LinkMode link_mode = install::LinkMode::automatic;
@@ -27,6 +29,7 @@ struct SetupRequest {
     bool build_sources = true;  // false: --no-build (source nodes stay opaque and uninstalled)
     IndexSettings indexes;
     NetworkSettings network;
+    net::UrlRewriteRules rewrite_urls;  // --rewrite-url: where locked files are downloaded from
     std::filesystem::path cache_root;
     std::filesystem::path cwd;
     util::Environment environment;

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aitk/app/artifact_locations.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/install/installed.hpp"
 #include "aitk/install/layout.hpp"
@@ -73,6 +74,9 @@ struct SyncRequest {
     // (`--no-build`): they are skipped with a note, as before.
     bool build_sources = true;
     std::size_t jobs = 0;  // unpack/install threads; 0: one per core, at least 2
+    // Where the locked wheels are downloaded from (--rewrite-url; index URLs given with a
+    // lock). Empty: the lock's URLs. The prefix's lock copy keeps the lock's URLs either way.
+    ArtifactSources artifact_sources;
     // Told once when another aitk-env holds the prefix and this one waits for it; empty: a
     // line on stderr.
     std::function<void(const std::string&)> notice;

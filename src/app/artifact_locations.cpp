@@ -1,0 +1,113 @@
+#include "aitk/app/artifact_locations.hpp"
+
+#include <map>
+#include <set>
+
+#include "aitk/util/error.hpp"
+#include "aitk/util/redact.hpp"
+#include "aitk/util/strings.hpp"
+
+namespace aitk::app {
+
+net::UrlRewriteRules parse_rewrite_options(const std::vector<std::string>& values) {
+    auto rules = net::UrlRewriteRules::parse(values);
+    if (!rules) {
+        throw util::InputError(
+            "--rewrite-url " + rules.error().input + ": " + rules.error().message,
+            "write it as --rewrite-url https://files.example.org/=https://"
+            "mirror.example.org/files/");
+    }
+    return std::move(*rules);
+}
+
+util::Expected<std::string, std::string> find_locked_file(const index::ProjectFiles& page,
+                                                          const std::string& filename,
+                                                          const std::string& sha256) {
+    for (const auto& file : page.files) {
+        if (file.filename != filename) continue;
+        auto listed = file.sha256();
+        if (listed && *listed != sha256) {
+            return util::Unexpected(filename + ": " + page.page_url + " lists it with sha256 " +
+                                    std::string(*listed) + ", the lock has " + sha256);
+        }
+        return file.url;
+    }
+    return util::Unexpected(filename + ": not on " + page.page_url);
+}
+
+namespace {
+
+index::IndexRouting routing_for(const IndexSettings& settings, const std::string& backend) {
+    return index::IndexRouting::from_options(settings.index_url.value_or(""),
+                                             settings.extra_index_urls, settings.find_links,
+                                             settings.torch_index_url.value_or(""), backend);
+}
+
+std::string index_names(const index::IndexRouting& routing, const std::string& project) {
+    std::vector<std::string> urls;
+    for (const auto& location : routing.candidates(project))
+        urls.push_back(util::redact_url(location.url));
+    return urls.empty() ? std::string("no index") : util::join(urls, ", ");
+}
+
+}  // namespace
+
+void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
+                      const std::vector<std::string>& projects, const LocateRequest& request) {
+    const auto& sources = *request.sources;
+    if (sources.indexes && !request.offline) {
+        // Only what must be downloaded is looked up: a no-op or cached setup asks no index.
+        std::vector<std::size_t> wanted;
+        std::set<std::string> names;
+        for (std::size_t i = 0; i < refs.size(); ++i) {
+            if (request.cache && request.cache->find_artifact(refs[i].sha256, refs[i].filename))
+                continue;
+            wanted.push_back(i);
+            names.insert(projects[i]);
+        }
+        if (!wanted.empty()) {
+            auto routing = routing_for(*sources.indexes, request.backend);
+            index::ClientOptions options;
+            index::IndexClient client(*request.downloader, request.cache, routing, options);
+            std::vector<std::string> ordered(names.begin(), names.end());
+            auto outcomes = client.projects(ordered);
+            std::map<std::string, const index::ProjectOutcome*> by_name;
+            for (std::size_t i = 0; i < ordered.size(); ++i)
+                by_name[ordered[i]] = &outcomes[i];
+            std::vector<std::string> errors;
+            for (auto i : wanted) {
+                const auto& outcome = *by_name[projects[i]];
+                if (!outcome) {
+                    const auto& error = outcome.error();
+                    errors.push_back(refs[i].filename + ": " +
+                                     (error.kind == index::IndexError::Kind::not_found
+                                          ? "project " + projects[i] + " is not on " +
+                                                index_names(routing, projects[i])
+                                          : error.message));
+                    continue;
+                }
+                auto url = find_locked_file(*outcome, refs[i].filename, refs[i].sha256);
+                if (!url) {
+                    errors.push_back(url.error());
+                    continue;
+                }
+                refs[i].url = *url;
+            }
+            if (!errors.empty()) {
+                throw util::Error(
+                    util::ExitCode::failure,
+                    std::to_string(errors.size()) +
+                        (errors.size() == 1 ? " locked file is" : " locked files are") +
+                        " not available from the given indexes:\n  " + util::join(errors, "\n  "),
+                    "mirror the lock there (`aitk-env mirror -l LOCK -o DIR`), or "
+                    "drop --index-url to fetch from the lock's own URLs");
+            }
+        }
+    }
+    if (!sources.rewrite.empty()) {
+        for (auto& ref : refs)
+            ref.url = sources.rewrite.apply(ref.url);
+    }
+}
+
+}  // namespace aitk::app

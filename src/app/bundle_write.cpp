@@ -1,0 +1,388 @@
+// `aitk-env bundle`: the lock, its targets' artifacts and interpreter archives, fetched through
+// the shared cache and written as one deterministic tar.zst.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "aitk/app/bundle.hpp"
+#include "aitk/app/source_builds.hpp"
+#include "aitk/archive/writer.hpp"
+#include "aitk/cache/cache.hpp"
+#include "aitk/fs/file.hpp"
+#include "aitk/fs/hash.hpp"
+#include "aitk/index/artifacts.hpp"
+#include "aitk/net/downloader.hpp"
+#include "aitk/python/standalone_install.hpp"
+#include "aitk/util/error.hpp"
+#include "aitk/util/redact.hpp"
+#include "aitk/util/strings.hpp"
+
+namespace aitk::app {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+std::string major_minor(const std::string& version) {
+    auto parts = util::split(version, '.');
+    if (parts.size() < 2) return version;
+    return std::string(parts[0]) + "." + std::string(parts[1]);
+}
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+std::string without_query(std::string_view url) {
+    return std::string(url.substr(0, std::min(url.find('?'), url.find('#'))));
+}
+
+// The last path segment of a URL as the source builds name it (kept encoded).
+std::string last_segment(std::string_view url) {
+    std::string plain = without_query(url);
+    return plain.substr(plain.rfind('/') + 1);
+}
+
+// The standalone archive's name as `python install` stores it: the segment, percent-decoded
+// ("%2B" → "+"), so that a bundled archive is found by the same name.
+std::string decoded_last_segment(std::string_view url) {
+    std::string segment = last_segment(url);
+    std::string out;
+    for (std::size_t i = 0; i < segment.size(); ++i) {
+        if (segment[i] == '%' && i + 2 < segment.size() && hex_digit(segment[i + 1]) >= 0 &&
+            hex_digit(segment[i + 2]) >= 0) {
+            out += static_cast<char>(hex_digit(segment[i + 1]) * 16 + hex_digit(segment[i + 2]));
+            i += 2;
+        } else {
+            out += segment[i];
+        }
+    }
+    return out;
+}
+
+// The standalone table's platform names for a lock target.
+python::StandalonePlatform standalone_platform_of(const lock::LockedTarget& target) {
+    python::StandalonePlatform where;
+    where.os = target.os == "macos" ? "darwin" : target.os;
+    where.arch = target.arch == "arm64" ? "aarch64" : target.arch;
+    where.libc = where.os == "linux" ? "gnu" : "none";
+    return where;
+}
+
+std::vector<const lock::LockedTarget*> chosen_targets(const lock::Lockfile& lock,
+                                                      const std::vector<std::string>& ids,
+                                                      const std::string& lock_name) {
+    std::vector<const lock::LockedTarget*> out;
+    if (ids.empty()) {
+        for (const auto& t : lock.targets)
+            out.push_back(&t);
+        return out;
+    }
+    std::set<std::string> seen;
+    for (const auto& id : ids) {
+        const auto* target = lock.find_target(id);
+        if (!target) {
+            std::vector<std::string> have;
+            for (const auto& t : lock.targets)
+                have.push_back(t.id);
+            throw util::InputError(
+                "--target " + id + ": " + lock_name + " has no such target",
+                "its targets are " + util::join(have, ", ") + "; lock again with --target " + id);
+        }
+        if (seen.insert(id).second) out.push_back(target);
+    }
+    std::sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->id < b->id; });
+    return out;
+}
+
+// One file the bundle will hold, and where it comes from.
+struct Planned {
+    BundleMember member;
+    std::string filename;
+    std::string url;
+    bool local = false;    // a source archive on this machine (file: URL or path)
+    stdfs::path file;      // in the cache, once fetched
+    bool checked = false;  // hashed by this run (a fresh download)
+};
+
+// Why a package cannot travel in a bundle.
+std::string not_bundled_reason(const lock::LockedPackage& package) {
+    if (!package.source) return "no file is locked for it";
+    const auto& s = *package.source;
+    if (s.kind == "vcs")
+        return "a git checkout (" + util::redact_url(s.url) + ") needs the network";
+    if (s.kind == "directory") return "a local folder (" + s.url + ") is not in the lock";
+    return "the lock has no sha256 for " + util::redact_url(s.url);
+}
+
+}  // namespace
+
+BundleOutcome write_bundle(const BundleRequest& request) {
+    const stdfs::path lock_path =
+        request.lockfile.is_absolute() ? request.lockfile : request.cwd / request.lockfile;
+    const stdfs::path out_path =
+        request.output.is_absolute() ? request.output : request.cwd / request.output;
+    std::error_code ec;
+    if (!stdfs::is_regular_file(lock_path, ec)) {
+        throw util::InputError(lock_path.string() + " does not exist",
+                               "make one with `aitk-env lock`");
+    }
+    const std::string lock_text = fs::read_file(lock_path);
+    auto parsed = lock::parse_lockfile(lock_text, lock_path.string());
+    if (!parsed) throw parsed.error().to_error();
+    const lock::Lockfile& lock = *parsed;
+    const auto targets = chosen_targets(lock, request.targets, lock_path.filename().string());
+    const auto& table =
+        request.python_builds ? *request.python_builds : python::standalone_builds();
+
+    BundleOutcome outcome;
+    outcome.path = out_path;
+    std::map<std::string, Planned> planned;  // by sha256: one member per content
+    std::vector<BundleTargetInfo> infos;
+    auto plan = [&](const std::string& kind, const std::string& sha256, std::string filename,
+                    const std::string& url, const std::string& target) {
+        const std::string sha = cache::checked_sha256(sha256);
+        auto [it, inserted] = planned.try_emplace(sha);
+        Planned& p = it->second;
+        if (inserted) {
+            p.filename = cache::checked_filename(filename);
+            p.url = url;
+            p.member.kind = kind;
+            p.member.sha256 = sha;
+            p.member.path = (kind == "python" ? "python/" : "artifacts/") + sha + "/" + p.filename;
+            p.local = kind == "source" && local_path_of(url).has_value();
+        }
+        if (std::find(p.member.targets.begin(), p.member.targets.end(), target) ==
+            p.member.targets.end()) {
+            p.member.targets.push_back(target);
+        }
+        return p.member.path;
+    };
+
+    for (const auto* target : targets) {
+        outcome.targets.push_back(target->id);
+        BundleTargetInfo info;
+        info.id = target->id;
+        info.python = target->python;
+        for (const auto& package : target->packages) {
+            if (package.wheel) {
+                plan("wheel", package.wheel->sha256, package.wheel->filename, package.wheel->url,
+                     target->id);
+            } else if (package.source &&
+                       (package.source->kind == "sdist" || package.source->kind == "url") &&
+                       !package.source->sha256.empty()) {
+                plan("source", package.source->sha256, last_segment(package.source->url),
+                     package.source->url, target->id);
+            } else {
+                info.not_bundled.push_back(package.name + ": " + not_bundled_reason(package));
+                outcome.notes.push_back(target->id + ": " + info.not_bundled.back());
+            }
+        }
+        if (!request.include_python) {
+            info.interpreter_note = "left out (--no-python)";
+        } else {
+            try {
+                const auto& build = python::select_standalone_build(
+                    major_minor(target->python), standalone_platform_of(*target), table);
+                info.interpreter =
+                    plan("python", build.sha256, decoded_last_segment(build.url),
+                         python::mirrored_url(build.url, request.python_mirror), target->id);
+            } catch (const util::InputError& e) {
+                info.interpreter_note = e.what();
+            }
+        }
+        if (!info.interpreter_note.empty()) {
+            outcome.notes.push_back(
+                target->id + ": no CPython in the bundle (" + info.interpreter_note +
+                "); the machine that installs it needs Python " + major_minor(target->python));
+        }
+        infos.push_back(std::move(info));
+    }
+
+    // Everything comes through the cache: what is there is used, the rest downloaded (hash
+    // checked while it streams) and stored for the next run.
+    cache::Cache cache(request.cache_root);
+    auto hold = cache.hold();
+    std::vector<cache::ArtifactRef> refs;
+    std::vector<Planned*> fetched_by_ref;
+    std::vector<std::string> errors;
+    std::size_t failed = 0;
+    bool python_failed = false;
+    std::unique_ptr<net::Downloader> downloader;
+    auto make_downloader = [&]() -> net::Downloader& {
+        if (!downloader) {
+            net::DownloaderOptions options;
+            options.concurrency = request.network.concurrency;
+            options.ca_file = request.network.cert;
+            downloader = std::make_unique<net::Downloader>(options);
+        }
+        return *downloader;
+    };
+    for (auto& [sha, p] : planned) {
+        if (p.local) {
+            try {
+                auto archive = fetch_source_archive(cache, make_downloader(), p.url, p.filename,
+                                                    sha, request.network.offline, request.observer);
+                p.file = archive.path;
+            } catch (const util::Error& e) {
+                errors.push_back(e.what());
+                ++failed;
+            }
+            continue;
+        }
+        refs.push_back({sha, p.filename, p.url});
+        fetched_by_ref.push_back(&p);
+    }
+    if (!refs.empty()) {
+        auto fetched = index::fetch_artifacts(cache, make_downloader(), refs,
+                                              request.network.offline, request.observer);
+        for (std::size_t i = 0; i < fetched.results.size(); ++i) {
+            const auto& r = fetched.results[i];
+            if (r.path.empty()) {
+                errors.push_back(r.error);
+                ++failed;
+                python_failed |= fetched_by_ref[i]->member.kind == "python";
+                continue;
+            }
+            fetched_by_ref[i]->file = r.path;
+            fetched_by_ref[i]->checked = r.downloaded;
+            if (r.downloaded) ++outcome.downloaded;
+        }
+    }
+    if (!errors.empty()) {
+        std::sort(errors.begin(), errors.end());
+        errors.erase(std::unique(errors.begin(), errors.end()), errors.end());
+        std::string hint = request.network.offline ? "run without --offline to download them" : "";
+        if (python_failed && !request.network.offline) {
+            hint = "interpreter archives come from " +
+                   std::string(python::standalone_release_base) + ": set " +
+                   std::string(python::python_mirror_variable) +
+                   " to a mirror of it, or leave them out with --no-python";
+        }
+        // Offline, every missing file carries the same report: say it once.
+        throw util::Error(util::ExitCode::failure,
+                          std::to_string(failed) + " of " + std::to_string(planned.size()) +
+                              " files could not be had for the bundle:\n  " +
+                              util::join(errors, "\n  "),
+                          hint);
+    }
+
+    // A file taken from the cache is hashed again: a bundle is copied to where nothing can be
+    // fetched, so a damaged cache entry must not travel.
+    std::vector<BundleMember> members;
+    members.push_back({std::string(bundle_lock_member), "lock", fs::sha256_hex(lock_text),
+                       lock_text.size(), outcome.targets});
+    for (auto& [sha, p] : planned) {
+        if (!p.checked) {
+            auto actual = fs::sha256_file_hex(p.file);
+            if (actual != sha) {
+                throw util::Error(util::ExitCode::failure,
+                                  "the cached " + p.file.string() + " is damaged: sha256 " +
+                                      actual + ", expected " + sha,
+                                  "delete it (or run `aitk-env cache clean`) and bundle again");
+            }
+        }
+        p.member.size = stdfs::file_size(p.file);
+        std::sort(p.member.targets.begin(), p.member.targets.end());
+        members.push_back(p.member);
+    }
+    std::sort(members.begin() + 1, members.end(),
+              [](const BundleMember& a, const BundleMember& b) { return a.path < b.path; });
+
+    std::vector<archive::WriteEntry> entries;
+    entries.push_back(archive::WriteEntry::file(std::string(bundle_manifest_member),
+                                                bundle_manifest_text(lock, infos, members)));
+    entries.push_back(archive::WriteEntry::file(std::string(bundle_lock_member), lock_text));
+    std::map<std::string, const Planned*> by_path;
+    for (const auto& [sha, p] : planned)
+        by_path[p.member.path] = &p;
+    for (const auto& [path, p] : by_path) {
+        archive::WriteEntry entry;
+        entry.path = path;
+        entry.source = p->file;
+        entries.push_back(std::move(entry));
+    }
+    archive::WriteOptions options;
+    options.sort = false;  // manifest.json and lock.yml first: readers check before they store
+    if (!out_path.parent_path().empty()) stdfs::create_directories(out_path.parent_path());
+    archive::write_archive(out_path, archive::Format::tar_zst, std::move(entries), options);
+
+    for (const auto& m : members)
+        outcome.content_bytes += m.size;
+    outcome.members = std::move(members);
+    outcome.archive_bytes = stdfs::file_size(out_path);
+    outcome.sha256 = fs::sha256_file_hex(out_path);
+    return outcome;
+}
+
+std::string bundle_manifest_text(const lock::Lockfile& lock,
+                                 const std::vector<BundleTargetInfo>& targets,
+                                 const std::vector<BundleMember>& members) {
+    nlohmann::json json;
+    json["format"] = bundle_format_name;
+    json["format_version"] = bundle_format_version;
+    json["lock"] = {
+        {"member", bundle_lock_member}, {"name", lock.name}, {"input_hash", lock.input_hash}};
+    json["targets"] = nlohmann::json::array();
+    for (const auto& t : targets) {
+        nlohmann::json target = {{"id", t.id}, {"python", t.python}};
+        target["interpreter"] =
+            t.interpreter.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.interpreter);
+        if (!t.interpreter_note.empty()) target["interpreter_note"] = t.interpreter_note;
+        target["not_bundled"] = t.not_bundled;
+        json["targets"].push_back(std::move(target));
+    }
+    json["members"] = nlohmann::json::array();
+    for (const auto& m : members) {
+        json["members"].push_back({{"path", m.path},
+                                   {"kind", m.kind},
+                                   {"sha256", m.sha256},
+                                   {"size", m.size},
+                                   {"targets", m.targets}});
+    }
+    return json.dump(1) + "\n";
+}
+
+nlohmann::json BundleOutcome::to_json() const {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& m : members) {
+        list.push_back({{"path", m.path},
+                        {"kind", m.kind},
+                        {"sha256", m.sha256},
+                        {"size", m.size},
+                        {"targets", m.targets}});
+    }
+    return {{"path", path.string()},
+            {"targets", targets},
+            {"members", list},
+            {"downloaded", downloaded},
+            {"content_bytes", content_bytes},
+            {"archive_bytes", archive_bytes},
+            {"sha256", sha256},
+            {"notes", notes}};
+}
+
+std::string BundleOutcome::summary() const {
+    std::size_t artifacts = 0;
+    std::size_t pythons = 0;
+    for (const auto& m : members) {
+        if (m.kind == "wheel" || m.kind == "source") ++artifacts;
+        if (m.kind == "python") ++pythons;
+    }
+    std::string out;
+    out += "targets  " + util::join(targets, ", ") + "\n";
+    out += "members  " + std::to_string(artifacts) + " artifacts, " + std::to_string(pythons) +
+           " interpreter archives, the lockfile (" + std::to_string(downloaded) +
+           " downloaded, the rest from the cache)\n";
+    for (const auto& note : notes)
+        out += "note     " + note + "\n";
+    out += "wrote    " + path.string() + " (" + std::to_string(archive_bytes) + " bytes)\n";
+    out += "sha256   " + sha256 + "\n";
+    out += "install  aitk-env setup --bundle " + path.filename().string() + "\n";
+    return out;
+}
+
+}  // namespace aitk::app

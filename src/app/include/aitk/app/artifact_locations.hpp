@@ -1,0 +1,51 @@
+#pragma once
+// Where the locked artifacts are fetched from. A lock names each file's URL and sha256; the
+// user may send the downloads elsewhere without touching the lock: `--rewrite-url FROM=TO`
+// swaps a URL prefix, and index URLs given with a lock (`setup -l LOCK --index-url MIRROR`)
+// move every file to the same filename on those indexes' project pages (a mirror made by
+// `aitk-env mirror`, a proxy such as devpi or Artifactory). Hashes never change: a file an
+// index lists with another sha256 is refused here, and the bytes are checked while they stream.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aitk/app/lock.hpp"
+#include "aitk/cache/cache.hpp"
+#include "aitk/cache/offline.hpp"
+#include "aitk/index/client.hpp"
+#include "aitk/net/downloader.hpp"
+#include "aitk/net/url_rewrite.hpp"
+
+namespace aitk::app {
+
+struct ArtifactSources {
+    net::UrlRewriteRules rewrite;  // applied last, to whatever URL was chosen
+    // Look every locked file up on these indexes instead of using the lock's URL.
+    std::optional<IndexSettings> indexes;
+    bool empty() const noexcept { return rewrite.empty() && !indexes; }
+};
+
+// `--rewrite-url` values → rules. Throws util::InputError (exit 2) naming the bad value.
+net::UrlRewriteRules parse_rewrite_options(const std::vector<std::string>& values);
+
+// The URL of `filename` on a project page, when the page lists it with the lock's sha256 (or
+// without a sha256: the download is checked anyway). An error message otherwise, naming the
+// file and the page.
+util::Expected<std::string, std::string> find_locked_file(const index::ProjectFiles& page,
+                                                          const std::string& filename,
+                                                          const std::string& sha256);
+
+struct LocateRequest {
+    const ArtifactSources* sources = nullptr;
+    cache::Cache* cache = nullptr;  // artifacts it holds already are never looked up
+    net::Downloader* downloader = nullptr;
+    std::string backend;  // the lock target's, for "<torch-index-url>/<backend>/"
+    bool offline = false;
+};
+
+// Sets refs[i].url to where refs[i] is fetched from; projects[i] is its (normalised) project.
+// Throws util::Error (exit 1) listing every file that no index has, or has with another hash.
+void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
+                      const std::vector<std::string>& projects, const LocateRequest& request);
+
+}  // namespace aitk::app
