@@ -103,10 +103,17 @@ class Findings {
     // with it) comes from the first scanned library that meets the finding, the shortest of
     // those its walk meets; one that fails at load beats one that fails at first call
     // (delay-load) whatever library it comes from. `walk` is the scanned library's index.
-    void add(Finding f, FindingDetails d, const fs::path& importer, std::size_t walk) {
+    void add(Finding f, FindingDetails d, fs::path importer, std::size_t walk) {
+        // Files as the user would name them: "$ORIGIN/../lib" leaves "lib/../" in the paths
+        // the loader builds. (The searched folders stay as the loader spells them.)
+        for (auto& p : f.chain)
+            p = p.lexically_normal();
+        f.found = f.found.lexically_normal();
+        f.bundled = f.bundled.lexically_normal();
+        importer = importer.lexically_normal();
         std::string key = std::to_string(static_cast<int>(f.kind)) + '\n' +
                           (case_insensitive_ ? util::to_lower(f.name) : f.name) + '\n' +
-                          f.found.lexically_normal().string();
+                          f.found.string();
         if (!importer.empty()) f.importers = {importer};
         auto [it, inserted] = index_.try_emplace(key, items_.size());
         if (inserted) {
@@ -179,6 +186,7 @@ class Scanner {
     void check_shadowing(const WalkEvent& event);
     bool fits_importer(const Image& candidate, const Image& importer) const;
     fs::path bundled_copy(std::string_view name, const Resolution& r, const ChainNode& importer);
+    fs::path nearest_bundled(std::string_view name, const ChainNode& importer);
     bool inside_root(const fs::path& path) const;
 
     const ScanOptions& options_;
@@ -192,7 +200,7 @@ class Scanner {
     std::optional<std::string> torch_version_;
     std::string architecture_;
     // Every file in a folder that holds a scanned library, by lookup key, folders in path
-    // order: where a bundled copy of a shadowed library is looked for.
+    // order: where a bundled copy of a shadowed (or missing) library is looked for.
     std::unordered_map<std::string, std::vector<fs::path>> bundled_index_;
     std::size_t walk_index_ = 0;  // the scanned library being walked
 };
@@ -269,8 +277,7 @@ void Scanner::choose_architecture() {
     }
     // The one most libraries have; a tie goes to the one met first in scan order.
     std::vector<std::pair<std::string, std::size_t>> counts;
-    for (walk_index_ = 0; walk_index_ < libraries_.size(); ++walk_index_) {
-        const Library& library = libraries_[walk_index_];
+    for (const auto& library : libraries_) {
         const Image& image = *library.image;
         if (!image.ok() || (windows_ ? !image.pe : !image.elf)) continue;
         auto it = std::find_if(counts.begin(), counts.end(),
@@ -309,6 +316,11 @@ fs::path Scanner::bundled_copy(std::string_view name, const Resolution& r,
             if (file && fits_importer(images_.get(*file), *importer.image)) return *file;
         }
     }
+    return nearest_bundled(name, importer);
+}
+
+fs::path Scanner::nearest_bundled(std::string_view name, const ChainNode& importer) {
+    // Beside the importer, else torch's own copy, else the first in path order.
     auto it = bundled_index_.find(folders_.key(name));
     if (it == bundled_index_.end()) return {};
     std::vector<const fs::path*> fitting;
@@ -370,8 +382,7 @@ void Scanner::on_event(const WalkEvent& event) {
             if (r.places) f.searched = *r.places;
             details.skipped = r.skipped;
             // Where the root does ship it, the fix says so.
-            auto it = bundled_index_.find(folders_.key(event.name));
-            if (it != bundled_index_.end()) f.bundled = it->second.front();
+            f.bundled = nearest_bundled(event.name, importer);
             break;
         }
         case ResolveStatus::wrong_architecture:
