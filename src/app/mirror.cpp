@@ -20,37 +20,11 @@ namespace {
 // PEP 629 for the HTML pages; PEP 700 (sizes, versions) makes the JSON pages 1.1.
 constexpr const char* api_version = "1.1";
 
-std::string html_escape(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
-
 std::string html_page(const std::string& title, const std::string& body) {
     return "<!DOCTYPE html>\n<html>\n  <head>\n"
            "    <meta name=\"pypi:repository-version\" content=\"" +
-           std::string(api_version) + "\">\n    <title>" + html_escape(title) +
-           "</title>\n  </head>\n  <body>\n    <h1>" + html_escape(title) + "</h1>\n" + body +
+           std::string(api_version) + "\">\n    <title>" + util::html_escape(title) +
+           "</title>\n  </head>\n  <body>\n    <h1>" + util::html_escape(title) + "</h1>\n" + body +
            "  </body>\n</html>\n";
 }
 
@@ -91,9 +65,9 @@ void render_project(const std::string& project, const std::vector<const MirrorFi
     nlohmann::json json_files = nlohmann::json::array();
     for (const auto* f : files) {
         auto href = file_link(base, *f);
-        body += "    <a href=\"" + html_escape(href + "#sha256=" + f->sha256) + "\"";
+        body += "    <a href=\"" + util::html_escape(href + "#sha256=" + f->sha256) + "\"";
         if (!f->requires_python.empty()) {
-            body += " data-requires-python=\"" + html_escape(f->requires_python) + "\"";
+            body += " data-requires-python=\"" + util::html_escape(f->requires_python) + "\"";
         }
         if (f->metadata_sha256) {
             // PEP 714 renamed the attribute; older pip reads only the PEP 658 one.
@@ -101,7 +75,7 @@ void render_project(const std::string& project, const std::vector<const MirrorFi
             body +=
                 " data-dist-info-metadata=\"" + value + "\" data-core-metadata=\"" + value + "\"";
         }
-        body += ">" + html_escape(f->filename) + "</a><br>\n";
+        body += ">" + util::html_escape(f->filename) + "</a><br>\n";
 
         nlohmann::json entry = {{"filename", f->filename},
                                 {"url", href},
@@ -178,8 +152,8 @@ std::map<std::string, std::string> render_mirror_pages(const std::vector<MirrorF
         std::sort(list.begin(), list.end(), [](const MirrorFile* a, const MirrorFile* b) {
             return a->filename < b->filename;
         });
-        body += "    <a href=\"" + html_escape(project_link(base, project)) + "\">" +
-                html_escape(project) + "</a><br>\n";
+        body += "    <a href=\"" + util::html_escape(project_link(base, project)) + "\">" +
+                util::html_escape(project) + "</a><br>\n";
         projects.push_back({{"name", project}});
         render_project(project, list, base, pages);
     }

@@ -10,6 +10,7 @@
 #include "aitk/fs/hash.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/name.hpp"
+#include "aitk/util/strings.hpp"
 
 namespace aitk::test {
 namespace {
@@ -36,32 +37,6 @@ std::string percent_encode(std::string_view s) {
             out += '%';
             out += hex[u >> 4];
             out += hex[u & 0xF];
-        }
-    }
-    return out;
-}
-
-std::string html_escape(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#x27;";
-                break;
-            default:
-                out += c;
         }
     }
     return out;
@@ -220,8 +195,8 @@ void MirrorBuilder::write_index(const std::string& path, const Index& idx) {
     nlohmann::json root_json = {{"meta", {{"api-version", "1.1"}}},
                                 {"projects", nlohmann::json::array()}};
     for (const auto& [project, files] : projects) {
-        root_html += "    <a href=\"" + percent_encode(project) + "/\">" + html_escape(project) +
-                     "</a><br/>\n";
+        root_html += "    <a href=\"" + percent_encode(project) + "/\">" +
+                     aitk::util::html_escape(project) + "</a><br/>\n";
         root_json["projects"].push_back({{"name", project}});
     }
     root_html += "  </body>\n</html>\n";
@@ -234,8 +209,9 @@ void MirrorBuilder::write_index(const std::string& path, const Index& idx) {
         });
         std::string html = "<!DOCTYPE html>\n<html>\n  <head>\n";
         if (pypi) html += repo_meta;
-        html += "    <title>Links for " + html_escape(project) + "</title>\n  </head>\n  <body>\n";
-        html += "    <h1>Links for " + html_escape(project) + "</h1>\n";
+        html += "    <title>Links for " + aitk::util::html_escape(project) +
+                "</title>\n  </head>\n  <body>\n";
+        html += "    <h1>Links for " + aitk::util::html_escape(project) + "</h1>\n";
         nlohmann::json page = {{"meta", {{"api-version", "1.1"}}},
                                {"name", project},
                                {"files", nlohmann::json::array()}};
@@ -245,9 +221,10 @@ void MirrorBuilder::write_index(const std::string& path, const Index& idx) {
             versions.insert(a.version);
             std::string href = f->href;
             if (f->options.hash_fragment) href += "#sha256=" + a.sha256;
-            html += "    <a href=\"" + html_escape(href) + "\"";
+            html += "    <a href=\"" + aitk::util::html_escape(href) + "\"";
             if (!a.requires_python.empty()) {
-                html += " data-requires-python=\"" + html_escape(a.requires_python) + "\"";
+                html +=
+                    " data-requires-python=\"" + aitk::util::html_escape(a.requires_python) + "\"";
             }
             nlohmann::json entry = {{"filename", a.filename},
                                     {"url", f->href},
@@ -269,13 +246,13 @@ void MirrorBuilder::write_index(const std::string& path, const Index& idx) {
                 entry["core-metadata"] = false;
             }
             if (f->options.yanked) {
-                html += " data-yanked=\"" + html_escape(*f->options.yanked) + "\"";
+                html += " data-yanked=\"" + aitk::util::html_escape(*f->options.yanked) + "\"";
                 entry["yanked"] = f->options.yanked->empty() ? nlohmann::json(true)
                                                              : nlohmann::json(*f->options.yanked);
             } else {
                 entry["yanked"] = false;
             }
-            html += ">" + html_escape(a.filename) + "</a><br/>\n";
+            html += ">" + aitk::util::html_escape(a.filename) + "</a><br/>\n";
             page["files"].push_back(std::move(entry));
         }
         html += "  </body>\n</html>\n";

@@ -32,6 +32,12 @@ TEST(Strings, SplitKeepsEmptyParts) {
     EXPECT_EQ(join({"a", "b", "c"}, ", "), "a, b, c");
 }
 
+TEST(Strings, HtmlEscapeCoversContentAndQuotedAttributes) {
+    EXPECT_EQ(html_escape("a<b>&\"c'd"), "a&lt;b&gt;&amp;&quot;c&#39;d");
+    EXPECT_EQ(html_escape("torch-2.4.1+cu124.whl"), "torch-2.4.1+cu124.whl");
+    EXPECT_EQ(html_escape(""), "");
+}
+
 TEST(Expected, HoldsValueOrError) {
     Expected<int, ParseError> ok = 3;
     ASSERT_TRUE(ok);

@@ -36,5 +36,7 @@ bool iequals(std::string_view a, std::string_view b) noexcept;
 bool istarts_with(std::string_view s, std::string_view prefix) noexcept;
 std::vector<std::string_view> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// Text safe inside HTML element content and quoted attribute values (& < > " ').
+std::string html_escape(std::string_view text);
 
 }  // namespace aitk::util
