@@ -51,9 +51,7 @@ Command add_bundle_command(CLI::App& app, GlobalOptions& globals) {
             it != environment.end()) {
             request.python_mirror = it->second;
         }
-        request.network.concurrency = globals.concurrency;
-        if (!globals.cert.empty()) request.network.cert = globals.cert;
-        request.network.offline = globals.offline;
+        request.network = network_settings(globals);
         request.cache_root = app::resolve_cache_root(globals.cache_dir, environment);
         request.cwd = std::filesystem::current_path();
 

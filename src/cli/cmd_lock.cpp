@@ -92,15 +92,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.upgrade_packages = a->upgrade_packages;
         request.check = a->check;
         request.sources.inspect = !a->no_build;
-        if (!globals.index_url.empty()) request.indexes.index_url = globals.index_url;
-        request.indexes.extra_index_urls = globals.extra_index_urls;
-        request.indexes.find_links = globals.find_links;
-        if (!globals.torch_index_url.empty()) {
-            request.indexes.torch_index_url = globals.torch_index_url;
-        }
-        request.network.concurrency = globals.concurrency;
-        if (!globals.cert.empty()) request.network.cert = globals.cert;
-        request.network.offline = globals.offline;
+        request.indexes = index_settings(globals);
+        request.network = network_settings(globals);
         request.environment = util::current_environment();
         request.cache_root = app::resolve_cache_root(globals.cache_dir, request.environment);
         request.cwd = std::filesystem::current_path();

@@ -45,16 +45,9 @@ Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
         request.targets = args->targets;
         request.sources.rewrite = app::parse_rewrite_options(args->rewrite_urls);
         if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
-            app::IndexSettings indexes;
-            if (!globals.index_url.empty()) indexes.index_url = globals.index_url;
-            indexes.extra_index_urls = globals.extra_index_urls;
-            indexes.find_links = globals.find_links;
-            if (!globals.torch_index_url.empty()) indexes.torch_index_url = globals.torch_index_url;
-            request.sources.indexes = indexes;
+            request.sources.indexes = index_settings(globals);
         }
-        request.network.concurrency = globals.concurrency;
-        if (!globals.cert.empty()) request.network.cert = globals.cert;
-        request.network.offline = globals.offline;
+        request.network = network_settings(globals);
         auto env = util::current_environment();
         request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
         auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,

@@ -74,9 +74,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         request.layout = layout;
         auto env = util::current_environment();
         request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
-        request.network.concurrency = globals.concurrency;
-        if (!globals.cert.empty()) request.network.cert = globals.cert;
-        request.network.offline = globals.offline;
+        request.network = network_settings(globals);
         request.link_mode = *install::parse_link_mode(a->link_mode);
         request.dry_run = a->dry_run;
         request.compile_bytecode = a->compile_bytecode;
@@ -84,12 +82,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         request.artifact_sources.rewrite = std::move(rewrite);
         // Index URLs given with the lock say where its files are now (a mirror of it).
         if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
-            app::IndexSettings indexes;
-            if (!globals.index_url.empty()) indexes.index_url = globals.index_url;
-            indexes.extra_index_urls = globals.extra_index_urls;
-            indexes.find_links = globals.find_links;
-            if (!globals.torch_index_url.empty()) indexes.torch_index_url = globals.torch_index_url;
-            request.artifact_sources.indexes = indexes;
+            request.artifact_sources.indexes = index_settings(globals);
         }
         auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
                                                 globals.no_progress);

@@ -7,6 +7,23 @@
 
 namespace aitk::cli {
 
+app::IndexSettings index_settings(const GlobalOptions& g) {
+    app::IndexSettings indexes;
+    if (!g.index_url.empty()) indexes.index_url = g.index_url;
+    indexes.extra_index_urls = g.extra_index_urls;
+    indexes.find_links = g.find_links;
+    if (!g.torch_index_url.empty()) indexes.torch_index_url = g.torch_index_url;
+    return indexes;
+}
+
+app::NetworkSettings network_settings(const GlobalOptions& g) {
+    app::NetworkSettings network;
+    network.concurrency = g.concurrency;
+    if (!g.cert.empty()) network.cert = g.cert;
+    network.offline = g.offline;
+    return network;
+}
+
 void add_global_options(CLI::App& app, GlobalOptions& g) {
     const char* group = "Global options";
     app.add_option("--cache-dir", g.cache_dir, "Cache root")

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "aitk/app/lock.hpp"
+
 namespace aitk::cli {
 
 struct GlobalOptions {
@@ -24,6 +26,10 @@ struct GlobalOptions {
 };
 
 void add_global_options(CLI::App& app, GlobalOptions& globals);
+
+// The index and network parts of the global options, as every downloading command takes them.
+app::IndexSettings index_settings(const GlobalOptions& globals);
+app::NetworkSettings network_settings(const GlobalOptions& globals);
 void apply_logging(const GlobalOptions& globals);
 
 }  // namespace aitk::cli
