@@ -4,12 +4,15 @@
 #include <optional>
 
 #include "byte_reader.hpp"
+#include "problem_text.hpp"
 
 namespace aitk::diag {
 
 namespace {
 
 using detail::ByteReader;
+using detail::hex;
+using detail::problem;
 using util::Unexpected;
 
 // Field offsets and values from the System V ABI (ELF) specification.
@@ -30,16 +33,6 @@ constexpr std::uint64_t kDtStrsz = 10;
 constexpr std::uint64_t kDtSoname = 14;
 constexpr std::uint64_t kDtRpath = 15;
 constexpr std::uint64_t kDtRunpath = 29;
-
-std::string hex(std::uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
-ImageProblem problem(std::string message, std::uint64_t offset) {
-    return ImageProblem{std::move(message), offset};
-}
 
 // Where the fields of the header, a program header and a section header lie for one class.
 struct Layout {

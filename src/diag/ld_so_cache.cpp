@@ -8,12 +8,15 @@
 
 #include "aitk/diag/elf.hpp"
 #include "byte_reader.hpp"
+#include "problem_text.hpp"
 
 namespace aitk::diag {
 
 namespace {
 
 using detail::ByteReader;
+using detail::hex;
+using detail::problem;
 using util::Unexpected;
 
 // Layouts as glibc's dl-cache.h describes them.
@@ -50,16 +53,6 @@ constexpr std::uint32_t kFlagRiscvFloatAbiDouble = 0x1000;
 constexpr std::uint16_t kElfMachineSparcv9 = 43;
 constexpr std::uint16_t kElfMachineIa64 = 50;
 constexpr std::uint16_t kElfMachineS390 = 22;
-
-std::string hex(std::uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
-ImageProblem problem(std::string message, std::uint64_t offset) {
-    return ImageProblem{std::move(message), offset};
-}
 
 bool has_text(const ByteReader& in, std::uint64_t at, std::string_view text) {
     auto bytes = in.slice(at, text.size());

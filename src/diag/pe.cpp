@@ -5,12 +5,15 @@
 #include <optional>
 
 #include "byte_reader.hpp"
+#include "problem_text.hpp"
 
 namespace aitk::diag {
 
 namespace {
 
 using detail::ByteReader;
+using detail::hex;
+using detail::problem;
 using util::Unexpected;
 
 // Field offsets from the PE/COFF specification.
@@ -27,16 +30,6 @@ constexpr std::uint32_t kDelayImportDirectory = 13;
 constexpr std::uint64_t kImportDescriptorSize = 20;
 constexpr std::uint64_t kDelayDescriptorSize = 32;
 constexpr std::uint32_t kDelayAttributeRva = 1;  // dlattrRva: names are RVAs, not VAs
-
-std::string hex(std::uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
-ImageProblem problem(std::string message, std::uint64_t offset) {
-    return ImageProblem{std::move(message), offset};
-}
 
 struct Section {
     std::string name;
