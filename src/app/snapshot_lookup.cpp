@@ -1,0 +1,175 @@
+// Where a snapshot finds the file of a distribution no receipt or direct_url.json names: the
+// indexes (the exact wheel, else that version's sdist) or the shared cache; and the hashes of
+// files nobody gave one for.
+#include <algorithm>
+#include <system_error>
+
+#include "aitk/fs/hash.hpp"
+#include "aitk/index/url.hpp"
+#include "aitk/platform/tables.hpp"
+#include "aitk/util/redact.hpp"
+#include "aitk/util/strings.hpp"
+#include "snapshot_parts.hpp"
+
+namespace aitk::app::snapshot_detail {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+constexpr std::string_view pypi_simple = "https://pypi.org/simple";
+
+std::optional<index::IndexKind> index_kind(std::string_view kind) {
+    for (auto k : {index::IndexKind::simple, index::IndexKind::find_links,
+                   index::IndexKind::torch_backend}) {
+        if (index::to_string(k) == kind) return k;
+    }
+    return std::nullopt;
+}
+
+std::string torch_index_base(const SnapshotRequest& request) {
+    if (request.indexes.torch_index_url) return *request.indexes.torch_index_url;
+    auto tables = platform::builtin_tables();
+    return tables ? tables->torch_index_url : std::string("https://download.pytorch.org/whl");
+}
+
+// The same file: name, version, build tag and the whole (expanded, sorted) tag set.
+bool same_wheel(const pep::WheelFilename& parsed, const std::string& name,
+                const pep::Version& version, const WheelInfo& wheel) {
+    if (parsed.name != name || !(parsed.version == version)) return false;
+    std::string build;
+    if (parsed.build) build = std::to_string(parsed.build->number) + parsed.build->suffix;
+    if (build != wheel.build) return false;
+    std::vector<std::string> tags;
+    for (const auto& tag : parsed.tags)
+        tags.push_back(tag.to_string());
+    std::sort(tags.begin(), tags.end());
+    return tags == wheel.tags;
+}
+
+}  // namespace
+
+lock::LockedIndex locked_index(const index::IndexLocation& location) {
+    return {location.name, util::strip_credentials(location.url),
+            std::string(index::to_string(location.kind))};
+}
+
+// The indexes to look files up on: the options given, else the prefix lock's, else PyPI.
+// `torch_backend` is empty when torch carries no backend label (its wheels are then PyPI's).
+index::IndexRouting snapshot_routing(const SnapshotRequest& request,
+                                     const lock::Lockfile* prefix_lock,
+                                     const std::string& torch_backend) {
+    const auto& given = request.indexes;
+    const bool options_given =
+        given.index_url || !given.extra_index_urls.empty() || !given.find_links.empty();
+    if (!options_given && prefix_lock && !prefix_lock->indexes.empty()) {
+        index::IndexRouting routing;
+        for (const auto& entry : prefix_lock->indexes) {
+            auto kind = index_kind(entry.kind);
+            if (!kind) continue;
+            index::IndexLocation location{entry.name, entry.url, *kind};
+            if (*kind == index::IndexKind::torch_backend) {
+                if (!torch_backend.empty() && entry.name == "torch " + torch_backend) {
+                    routing.torch_backend_index = location;
+                }
+            } else {
+                routing.indexes.push_back(location);
+            }
+        }
+        if (!routing.torch_backend_index && !torch_backend.empty()) {
+            auto backend = index::IndexRouting::from_options("", {}, {}, torch_index_base(request),
+                                                             torch_backend);
+            routing.torch_backend_index = backend.torch_backend_index;
+        }
+        return routing;
+    }
+    return index::IndexRouting::from_options(given.index_url.value_or(std::string(pypi_simple)),
+                                             given.extra_index_urls, given.find_links,
+                                             torch_index_base(request), torch_backend);
+}
+
+// The index file that is exactly the installed wheel: same name, version, build and tags.
+const index::DistributionFile* matching_wheel(const index::ProjectFiles& files,
+                                              const std::string& name, const pep::Version& version,
+                                              const WheelInfo& wheel) {
+    for (const auto& file : files.files) {
+        if (file.wheel() && same_wheel(*file.wheel(), name, version, wheel)) return &file;
+    }
+    return nullptr;
+}
+
+const index::DistributionFile* matching_sdist(const index::ProjectFiles& files,
+                                              const std::string& name,
+                                              const pep::Version& version) {
+    for (const auto& file : files.files) {
+        if (file.is_wheel() || file.project() != name) continue;
+        if (file.version() == version) return &file;
+    }
+    return nullptr;
+}
+
+// A wheel of that name, version, build and tags already in the shared cache.
+std::optional<stdfs::path> cached_wheel(const cache::Cache& cache, const std::string& name,
+                                        const pep::Version& version, const WheelInfo& wheel) {
+    std::error_code ec;
+    const auto root = cache.base() / "artifacts" / "sha256";
+    if (!stdfs::is_directory(root, ec)) return std::nullopt;
+    for (stdfs::recursive_directory_iterator it(root, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        if (!it->is_regular_file(ec) || it.depth() != 2) continue;
+        auto filename = it->path().filename().string();
+        if (!filename.ends_with(".whl")) continue;
+        auto parsed = pep::WheelFilename::parse(filename);
+        if (parsed && same_wheel(*parsed, name, version, wheel)) return it->path();
+    }
+    return std::nullopt;
+}
+
+void fill_hashes(std::vector<Unhashed>& files, const SnapshotRequest& request, cache::Cache& cache,
+                 net::Downloader& downloader) {
+    std::vector<Unhashed*> remote;
+    for (auto& f : files) {
+        if (auto path = index::file_url_to_path(f.url)) {
+            std::error_code ec;
+            if (!stdfs::is_regular_file(*path, ec)) {
+                throw util::Error(util::ExitCode::failure,
+                                  f.filename + ": " + path->string() + " no longer exists",
+                                  "put the file back, or reinstall the package from an index");
+            }
+            *f.sha256 = fs::sha256_file_hex(*path);
+            *f.size = stdfs::file_size(*path, ec);
+        } else {
+            remote.push_back(&f);
+        }
+    }
+    if (remote.empty()) return;
+    if (request.network.offline) {
+        std::vector<std::string> names;
+        for (const auto* f : remote)
+            names.push_back(f->filename);
+        throw util::Error(util::ExitCode::failure,
+                          "offline: no sha256 is known for " + util::join(names, ", ") +
+                              ", and hashing them needs a download",
+                          "run once without --offline");
+    }
+    auto hold = cache.hold();
+    std::vector<net::FileRequest> requests;
+    for (const auto* f : remote) {
+        net::FileRequest r;
+        r.url = f->url;
+        r.destination = cache.staging_path(f->filename);
+        requests.push_back(std::move(r));
+    }
+    auto outcomes = downloader.download(requests, request.observer);
+    for (std::size_t i = 0; i < remote.size(); ++i) {
+        if (!outcomes[i]) {
+            throw util::Error(util::ExitCode::failure, "cannot hash " + remote[i]->filename + ": " +
+                                                           outcomes[i].error().message);
+        }
+        *remote[i]->sha256 = outcomes[i]->sha256;
+        *remote[i]->size = outcomes[i]->size;
+        cache.insert_artifact(requests[i].destination, outcomes[i]->sha256, remote[i]->filename,
+                              outcomes[i]->sha256, remote[i]->url);
+    }
+}
+
+}  // namespace aitk::app::snapshot_detail
