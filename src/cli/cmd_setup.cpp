@@ -111,7 +111,11 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";
         } else if (args->dry_run) {
+            // The plan goes to stdout; what the import or the lock decided (an environment.yml's
+            // mapping, a skipped package) still belongs beside it.
             std::cout << outcome.sync.plan.describe();
+            for (const auto& note : outcome.notes)
+                std::cerr << "note: " << note << "\n";
         } else if (globals.verbosity >= 0) {
             std::cerr << outcome.summary();
         }

@@ -189,6 +189,27 @@ class RealWorldEnvCli : public ::testing::Test {
                         "AITK_ENV_NVIDIA_SOURCES=nvidia-smi", "AITK_ENV_NVIDIA_SMI=/nonexistent"});
     }
 
+    // `setup -f FILE --dry-run`: the same import and resolution, then the install plan.
+    CliResult setup_dry_run(const std::string& file) {
+        std::vector<std::string> args = {"--index-url",
+                                         server.url("/simple/"),
+                                         "--torch-index-url",
+                                         server.url("/whl"),
+                                         "--cache-dir",
+                                         path("cache"),
+                                         "--no-progress",
+                                         "setup",
+                                         "-f",
+                                         file,
+                                         "-p",
+                                         path("prefix"),
+                                         "--dry-run"};
+        return run_cli(args, "",
+                       {"-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY",
+                        "-u AITK_ENV_TORCH_BACKEND", "AITK_ENV_NO_GPU=1",
+                        "AITK_ENV_NVIDIA_SOURCES=nvidia-smi", "AITK_ENV_NVIDIA_SMI=/nonexistent"});
+    }
+
     static std::string notes(const std::string& err) {
         std::string out;
         for (auto line : util::split(err, '\n')) {
@@ -289,6 +310,18 @@ TEST_F(RealWorldEnvCli, MagicAnimateTorchFamilyFromTheBackendIndex) {
     EXPECT_EQ(target.find("diffusers")->version, "0.21.4");
     EXPECT_EQ(target.find("decord")->version, "1.0");
     EXPECT_EQ(target.packages.size(), 160u);
+}
+
+TEST_F(RealWorldEnvCli, MagicAnimateGoesThroughSetupWithTheSameReport) {
+    auto file = data_path(animate);
+    serve(imported_names(file), {});
+    auto dry = setup_dry_run(file);
+    ASSERT_EQ(dry.exit_code, 0) << dry.err << dry.out;
+    EXPECT_EQ(notes(dry.err), animate_report) << dry.err;
+    EXPECT_NE(dry.out.find("install    torch 2.0.1+cpu"), std::string::npos) << dry.out;
+    EXPECT_NE(dry.out.find("install    diffusers 0.21.4"), std::string::npos) << dry.out;
+    EXPECT_NE(dry.out.find("install    decord 1.0"), std::string::npos) << dry.out;
+    EXPECT_FALSE(std::filesystem::exists(path("prefix"))) << "a dry run changes nothing";
 }
 
 TEST_F(RealWorldEnvCli, MagicAnimateMissingNamesAreUnsatisfiable) {
