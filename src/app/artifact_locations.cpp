@@ -68,6 +68,7 @@ void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
         if (!wanted.empty()) {
             auto routing = routing_for(*sources.indexes, request.backend);
             index::ClientOptions options;
+            options.rewrite = sources.rewrite;
             index::IndexClient client(*request.downloader, request.cache, routing, options);
             std::vector<std::string> ordered(names.begin(), names.end());
             auto outcomes = client.projects(ordered);

@@ -233,7 +233,8 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             }
             continue;
         }
-        refs.push_back({sha, p.filename, p.url});
+        // Fetched through the rewrite (a pull-through cache); the manifest keeps p.url.
+        refs.push_back({sha, p.filename, request.network.rewrite.apply(p.url)});
         fetched_by_ref.push_back(&p);
     }
     if (!refs.empty()) {

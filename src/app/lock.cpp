@@ -350,6 +350,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
 
     index::ClientOptions client_options;
     client_options.offline = request.network.offline;
+    client_options.rewrite = request.network.rewrite;
     // Within a run and shortly after, a cached page is as good as the server's (PyPI itself
     // says max-age=600); --upgrade asks again.
     client_options.trust_cached_for =

@@ -7,6 +7,7 @@
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/progress.hpp"
+#include "aitk/app/rewrite_config.hpp"
 #include "aitk/python/standalone_install.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "commands.hpp"
@@ -52,6 +53,7 @@ Command add_bundle_command(CLI::App& app, GlobalOptions& globals) {
             request.python_mirror = it->second;
         }
         request.network = network_settings(globals);
+        request.network.rewrite = app::configured_rewrite_rules({});
         request.cache_root = app::resolve_cache_root(globals.cache_dir, environment);
         request.cwd = std::filesystem::current_path();
 

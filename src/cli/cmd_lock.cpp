@@ -8,6 +8,7 @@
 #include "aitk/app/host_target.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/progress.hpp"
+#include "aitk/app/rewrite_config.hpp"
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "commands.hpp"
@@ -94,6 +95,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.sources.inspect = !a->no_build;
         request.indexes = index_settings(globals);
         request.network = network_settings(globals);
+        request.network.rewrite = app::configured_rewrite_rules({});
         request.environment = util::current_environment();
         request.cache_root = app::resolve_cache_root(globals.cache_dir, request.environment);
         request.cwd = std::filesystem::current_path();

@@ -9,6 +9,7 @@
 #include "aitk/app/cache.hpp"
 #include "aitk/app/mirror.hpp"
 #include "aitk/app/progress.hpp"
+#include "aitk/app/rewrite_config.hpp"
 #include "aitk/util/error.hpp"
 #include "commands.hpp"
 
@@ -29,7 +30,9 @@ Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
                        "URL the folder will be served at: absolute links (default: relative)");
     mirror->add_option("--target", args->targets, "Only these lock targets (default: all)");
     mirror->add_option("--rewrite-url", args->rewrite_urls,
-                       "FROM=TO: download a locked URL starting with FROM from TO + the rest");
+                       "FROM=TO: download a locked URL starting with FROM from TO + the rest "
+                       "(then AITK_ENV_REWRITE_URL, ~/.config/aitk-env/config.yaml, "
+                       "/etc/aitk-env/config.yaml)");
     mirror->footer(
         "Writes DIR/simple/ (HTML and JSON pages) and DIR/files/<project>/<file> (+ .metadata).\n"
         "Serve DIR, then: aitk-env --index-url <URL>/simple setup -l LOCK\n"
@@ -43,7 +46,7 @@ Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
         request.output = args->output;
         if (!args->base_url.empty()) request.base_url = args->base_url;
         request.targets = args->targets;
-        request.sources.rewrite = app::parse_rewrite_options(args->rewrite_urls);
+        request.sources.rewrite = app::configured_rewrite_rules(args->rewrite_urls);
         if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
             request.sources.indexes = index_settings(globals);
         }

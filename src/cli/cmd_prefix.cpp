@@ -10,6 +10,7 @@
 #include "aitk/app/cache.hpp"
 #include "aitk/app/prefix.hpp"
 #include "aitk/app/progress.hpp"
+#include "aitk/app/rewrite_config.hpp"
 #include "aitk/app/sync.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
@@ -50,11 +51,12 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         ->envname("AITK_ENV_NO_BUILD");
     sync->add_option("--rewrite-url", a->rewrite_urls,
                      "FROM=TO: download a locked URL starting with FROM from TO + the rest "
-                     "(repeatable; the first match wins)");
+                     "(repeatable; the first match wins; then AITK_ENV_REWRITE_URL, "
+                     "~/.config/aitk-env/config.yaml, /etc/aitk-env/config.yaml)");
     Command command;
     command.app = sync;
     command.run = [a, &globals]() -> int {
-        auto rewrite = app::parse_rewrite_options(a->rewrite_urls);
+        auto rewrite = app::configured_rewrite_rules(a->rewrite_urls);
         auto layout = app::open_prefix(a->prefix, host_is_windows);
         auto parsed = lock::parse_lockfile(fs::read_file(a->lock), a->lock);
         if (!parsed) throw parsed.error().to_error();

@@ -7,6 +7,7 @@
 
 #include "aitk/app/cache.hpp"
 #include "aitk/app/progress.hpp"
+#include "aitk/app/rewrite_config.hpp"
 #include "aitk/app/setup.hpp"
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
@@ -55,7 +56,8 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         ->envname("AITK_ENV_NO_BUILD");
     setup->add_option("--rewrite-url", args->rewrite_urls,
                       "FROM=TO: download a locked URL starting with FROM from TO + the rest "
-                      "(repeatable; the first match wins)");
+                      "(repeatable; the first match wins; then AITK_ENV_REWRITE_URL, "
+                      "~/.config/aitk-env/config.yaml, /etc/aitk-env/config.yaml)");
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -84,9 +86,10 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.smoke_test = !args->no_smoke_test;
         request.compile_bytecode = args->compile_bytecode;
         request.build_sources = !args->no_build;
-        request.rewrite_urls = app::parse_rewrite_options(args->rewrite_urls);
+        request.rewrite_urls = app::configured_rewrite_rules(args->rewrite_urls);
         request.indexes = index_settings(globals);
         request.network = network_settings(globals);
+        request.network.rewrite = request.rewrite_urls;
         request.environment = util::current_environment();
         request.cache_root = app::resolve_cache_root(globals.cache_dir, request.environment);
         request.cwd = std::filesystem::current_path();

@@ -242,7 +242,7 @@ void IndexClient::fetch_pages(const std::vector<PageTask>& tasks) {
             continue;
         }
         net::FetchRequest request;
-        request.url = task.url;
+        request.url = options_.rewrite.apply(task.url);
         request.headers.emplace_back("Accept", std::string(simple_accept));
         if (cached && cached->content_type != absent_marker) {
             if (!cached->etag.empty()) request.if_none_match = cached->etag;
@@ -303,8 +303,13 @@ void IndexClient::fetch_pages(const std::vector<PageTask>& tasks) {
             continue;
         }
         const std::string content_type = result.content_type.value_or("");
-        auto parsed = parse_project_page(result.body, content_type, page_base(task.url, result),
-                                         task.project, options_.page_limits);
+        const std::string fetched = options_.rewrite.apply(task.url);
+        const std::string base =
+            fetched != task.url && result.effective_url == net::redact_url(fetched)
+                ? task.url
+                : page_base(fetched, result);
+        auto parsed =
+            parse_project_page(result.body, content_type, base, task.project, options_.page_limits);
         auto page = std::make_shared<Page>();
         if (!parsed) {
             page->error = IndexError{IndexError::Kind::bad_page, parsed.error().describe(), shown};

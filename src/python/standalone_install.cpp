@@ -186,7 +186,7 @@ StandaloneInstall install_standalone(const StandaloneInstallRequest& request,
     std::error_code ec;
     if (!fsys::is_directory(out.root, ec)) {
         const std::string filename = cache::checked_filename(filename_of(out.build.url));
-        const std::string url = mirrored_url(out.build.url, request.mirror);
+        const std::string url = request.rewrite.apply(mirrored_url(out.build.url, request.mirror));
         auto archive = cache.find_artifact(out.build.sha256, filename);
         if (!archive && request.offline) {
             std::vector<cache::ArtifactRef> wanted{{out.build.sha256, filename, url}};

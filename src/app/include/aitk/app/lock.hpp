@@ -14,6 +14,7 @@
 #include "aitk/build/git.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/net/observer.hpp"
+#include "aitk/net/url_rewrite.hpp"
 #include "aitk/project/project_input.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/util/subprocess.hpp"
@@ -32,6 +33,9 @@ struct NetworkSettings {
     std::size_t concurrency = 8;
     std::optional<std::filesystem::path> cert;
     bool offline = false;
+    // Where index pages are really fetched from (--rewrite-url, AITK_ENV_REWRITE_URL, the
+    // config files): the lock still names the indexes' own URLs.
+    net::UrlRewriteRules rewrite;
 };
 
 // Which input; at most one of manifest / requirements / conda_file (none: the built-in

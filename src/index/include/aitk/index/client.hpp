@@ -20,6 +20,7 @@
 #include "aitk/index/routing.hpp"
 #include "aitk/net/clock.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/net/url_rewrite.hpp"
 #include "aitk/util/expected.hpp"
 
 namespace aitk::index {
@@ -35,6 +36,9 @@ struct ClientOptions {
     MetadataOptions metadata;
     // Clock of the metadata fetcher's own downloader (retry waits); null: the system clock.
     std::shared_ptr<net::Clock> clock;
+    // Where pages are really fetched from (a pull-through cache). Applied at fetch time only:
+    // the HTTP cache, page URLs and relative links keep the index's own URL.
+    net::UrlRewriteRules rewrite;
 };
 
 enum class PageOrigin {

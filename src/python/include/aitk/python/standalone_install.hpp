@@ -12,6 +12,7 @@
 
 #include "aitk/cache/cache.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/net/url_rewrite.hpp"
 #include "aitk/platform/host.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/python/standalone.hpp"
@@ -54,8 +55,9 @@ std::filesystem::path standalone_executable(const std::filesystem::path& root, b
 struct StandaloneInstallRequest {
     std::string version;  // "3.12" or "3.12.1"
     StandalonePlatform platform;
-    std::string mirror;    // AITK_ENV_PYTHON_MIRROR; empty: the table's URLs
-    bool offline = false;  // never download: an archive not in the cache is an error
+    std::string mirror;            // AITK_ENV_PYTHON_MIRROR; empty: the table's URLs
+    net::UrlRewriteRules rewrite;  // applied after `mirror` (a cluster's pull-through cache)
+    bool offline = false;          // never download: an archive not in the cache is an error
     // Ask the installed interpreter for its facts (only possible for this machine's platform);
     // otherwise the Interpreter is filled from the table.
     bool probe = true;
