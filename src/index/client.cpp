@@ -80,13 +80,24 @@ struct IndexClient::Page {
     IndexError error;
 };
 
+namespace {
+
+// The metadata fetcher downloads from the same place as the pages: through the rewrite.
+MetadataOptions metadata_options(const ClientOptions& options) {
+    MetadataOptions metadata = options.metadata;
+    metadata.rewrite.append(options.rewrite);
+    return metadata;
+}
+
+}  // namespace
+
 IndexClient::IndexClient(net::Downloader& downloader, cache::Cache* cache, IndexRouting routing,
                          ClientOptions options)
     : downloader_(downloader),
       cache_(cache),
       routing_(std::move(routing)),
       options_(std::move(options)),
-      metadata_(downloader, cache, options_.metadata, options_.offline, options_.clock) {}
+      metadata_(downloader, cache, metadata_options(options_), options_.offline, options_.clock) {}
 
 IndexClient::~IndexClient() = default;
 

@@ -403,8 +403,8 @@ void MetadataFetcher::run_fetch_rounds(std::vector<Job*>& jobs) {
         for (Job* job : jobs) {
             if (!job->wants_fetch()) continue;
             net::FetchRequest request;
-            request.url =
-                job->step == Job::Step::pep658 ? job->file->metadata_url() : job->file->url;
+            request.url = options_.rewrite.apply(
+                job->step == Job::Step::pep658 ? job->file->metadata_url() : job->file->url);
             if (job->step == Job::Step::tail) {
                 request.headers.emplace_back("Range",
                                              "bytes=-" + std::to_string(options_.tail_bytes));
@@ -528,7 +528,7 @@ void MetadataFetcher::run_full_downloads(std::vector<Job*>& jobs) {
     for (std::size_t i = 0; i < round.size(); ++i) {
         const DistributionFile& file = *round[i]->file;
         net::FileRequest request;
-        request.url = file.url;
+        request.url = options_.rewrite.apply(file.url);
         request.destination = cache_ ? cache_->staging_path(file.filename)
                                      : temp->path() / std::to_string(i) / file.filename;
         std::filesystem::create_directories(request.destination.parent_path());

@@ -448,7 +448,9 @@ TEST_F(FleetCli, RewritePriorityIsFlagThenEnvironmentThenUserThenSite) {
 TEST_F(FleetCli, LockFetchesIndexPagesThroughTheRewrite) {
     HttpServer proxy;
     proxy.serve_directory(work.path() / "origin", "/proxied/");
-    const std::string rule = origin.url("/simple/") + "=" + proxy.url("/proxied/simple/");
+    // Pages, and the PEP 658 .metadata files the resolver reads, both come through the proxy.
+    const std::string rule = origin.url("/simple/") + "=" + proxy.url("/proxied/simple/") + " " +
+                             origin.url("/files/") + "=" + proxy.url("/proxied/files/");
     auto locked = run({"--index-url", origin.url("/simple/"), "--cache-dir", path("c-relock"),
                        "lock", "-r", path("requirements.txt"), "-o", path("relock.yml"), "--python",
                        "3.11.7", "--target", "linux-x86_64-cpu"},
@@ -456,7 +458,11 @@ TEST_F(FleetCli, LockFetchesIndexPagesThroughTheRewrite) {
     ASSERT_EQ(locked.exit_code, 0) << locked.err;
     EXPECT_EQ(fs::read_file(path("relock.yml")), fs::read_file(path("env.lock.yml")));
     for (const auto& request : origin.requests())
-        EXPECT_NE(request.path.rfind("/simple/", 0), 0u) << request.path;
+        ADD_FAILURE() << "the origin was asked for " << request.path;
+    std::size_t metadata = 0;
+    for (const auto& request : proxy.requests())
+        metadata += request.path.ends_with(".metadata");
+    EXPECT_GT(metadata, 0u);
     std::size_t pages = 0;
     for (const auto& request : proxy.requests())
         pages += request.path.rfind("/proxied/simple/", 0) == 0;

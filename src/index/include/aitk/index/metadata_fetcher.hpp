@@ -19,6 +19,7 @@
 #include "aitk/net/clock.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/net/observer.hpp"
+#include "aitk/net/url_rewrite.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "aitk/util/expected.hpp"
 
@@ -36,6 +37,9 @@ struct MetadataOptions {
     bool use_pep658 = true;
     bool use_range_requests = true;
     bool allow_full_download = true;
+    // Where the bytes really come from (a pull-through cache): applied to the .metadata file,
+    // range and full-download requests only; hashes and the file's own URL stay as listed.
+    net::UrlRewriteRules rewrite;
 };
 
 enum class MetadataSource {
