@@ -75,7 +75,9 @@ python::StandaloneInstall install(const PythonOptions& options, std::string_view
     request.version = std::string(version);
     request.platform = platform_of(options);
     request.mirror = env_or_empty(options.environment, python::python_mirror_variable);
-    request.rewrite = merge_rewrite_rules(rewrite_sources({}, options.environment));
+    request.rewrite = options.rewrite
+                          ? *options.rewrite
+                          : merge_rewrite_rules(rewrite_sources({}, options.environment));
     request.offline = options.offline;
     request.probe_options = discovery_options(options);
     request.observer = options.observer;

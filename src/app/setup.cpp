@@ -56,6 +56,7 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
     options.concurrency = request.network.concurrency;
     options.cert = request.network.cert;
     options.observer = request.observer;
+    options.rewrite = request.rewrite_urls;
     auto ensured = ensure_python(options, spec);
     if (major_minor(ensured.interpreter.version) != wanted) {
         throw util::InputError(spec + " is Python " + ensured.interpreter.version + ", but " +

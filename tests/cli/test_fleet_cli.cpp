@@ -490,6 +490,27 @@ TEST_F(FleetCli, PythonInstallDownloadsThroughTheRewrite) {
         EXPECT_EQ(request.path, served);
 }
 
+// setup's own --rewrite-url reaches the standalone CPython it installs when the machine has no
+// interpreter for the lock's Python (here none for 3.12: PATH has 3.11, no pyenv, no HOME one).
+TEST_F(FleetCli, SetupsStandalonePythonFollowsTheRewriteFlag) {
+    auto locked = run({"--index-url", origin.url("/simple/"), "--cache-dir", path("c-312"), "lock",
+                       "-r", path("requirements.txt"), "-o", path("env312.lock.yml"), "--python",
+                       "3.12.1", "--target", "linux-x86_64-cpu"});
+    ASSERT_EQ(locked.exit_code, 0) << locked.err;
+    const auto& build = python::select_standalone_build("3.12", {"linux", "x86_64", "gnu"},
+                                                        python::standalone_builds());
+    const std::string rest = build.url.substr(python::standalone_release_base.size());
+    HttpServer cache;
+    cache.add_file(percent_decode("/pbs" + rest), "not the archive");
+    auto result = run({"--cache-dir", path("c-312"), "setup", "-l", path("env312.lock.yml"), "-p",
+                       path("p-312"), "--no-smoke-test", "--rewrite-url",
+                       std::string(python::standalone_release_base) + "=" + cache.url("/pbs")},
+                      {"HOME=" + path("home")});
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_NE(result.err.find("sha256 mismatch for " + cache.url("/pbs" + rest)), std::string::npos)
+        << result.err;
+}
+
 TEST_F(FleetCli, BadConfigFileIsBadInputWithItsPosition) {
     const auto file = work.path() / "xdg" / "aitk-env" / "config.yaml";
     auto setup = [&] {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aitk/net/observer.hpp"
+#include "aitk/net/url_rewrite.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/python/standalone.hpp"
 #include "aitk/python/standalone_install.hpp"
@@ -34,6 +35,9 @@ struct PythonOptions {
     std::optional<python::StandalonePlatform> platform;
     // Folders searched after PATH, pyenv and conda; nullopt: the OS defaults (tests narrow it).
     std::optional<std::vector<std::filesystem::path>> system_dirs;
+    // Rewrites for standalone downloads; nullopt: AITK_ENV_REWRITE_URL and the config files
+    // (setup passes its own merged rules, --rewrite-url first).
+    std::optional<net::UrlRewriteRules> rewrite;
 };
 
 // Discovery as the CLI runs it: PATH, HOME (USERPROFILE on Windows), PYENV_ROOT from the
