@@ -266,7 +266,7 @@ struct Downloader::Impl {
         }
         if (!job.is_file()) job.body.clear();
         milliseconds delay = backoff.delay(std::max(1, job.consecutive_failures));
-        if (retry_after) delay = std::min(*retry_after, options.retry.max_retry_after);
+        if (retry_after) delay = backoff.after_retry_after(*retry_after);
         wait_then_retry(job, delay, cause);
     }
 

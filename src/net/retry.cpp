@@ -64,6 +64,14 @@ std::chrono::milliseconds Backoff::delay(int consecutive_failures) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(waited)));
 }
 
+std::chrono::milliseconds Backoff::after_retry_after(std::chrono::milliseconds asked) {
+    const double capped = static_cast<double>(std::min(asked, policy_.max_retry_after).count());
+    const double jitter = std::clamp(policy_.jitter, 0.0, 1.0);
+    std::uniform_real_distribution<double> factor(1.0, 1.0 + jitter);
+    return std::chrono::milliseconds(
+        static_cast<std::int64_t>(std::llround(capped * factor(random_))));
+}
+
 bool is_retryable_status(long status) noexcept {
     if (status == 408 || status == 429) return true;
     return status >= 500 && status <= 599 && status != 501 && status != 505;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "aitk/net/content_range.hpp"
 
 using namespace aitk::net;
@@ -23,6 +25,28 @@ TEST(Backoff, GrowsExponentiallyWithinJitterAndCaps) {
             EXPECT_LE(delay.count(), std::min<long>(1000, static_cast<long>(base * 1.5) + 1)) << n;
         }
     }
+}
+
+TEST(Backoff, RetryAfterIsSpreadUpwardsAndCapped) {
+    RetryPolicy policy;
+    policy.jitter = 0.25;
+    policy.jitter_seed = 11;
+    policy.max_retry_after = 60'000ms;
+    Backoff backoff(policy);
+    std::set<long> seen;
+    for (int i = 0; i < 100; ++i) {
+        const auto wait = backoff.after_retry_after(2000ms);
+        EXPECT_GE(wait.count(), 2000) << "never earlier than the server asked";
+        EXPECT_LE(wait.count(), 2500);
+        seen.insert(wait.count());
+    }
+    EXPECT_GT(seen.size(), 50u) << "clients told the same moment come back at different ones";
+    const auto capped = backoff.after_retry_after(3'600'000ms);
+    EXPECT_GE(capped.count(), 60'000);
+    EXPECT_LE(capped.count(), 75'000);
+    policy.jitter = 0;
+    Backoff exact(policy);
+    EXPECT_EQ(exact.after_retry_after(1500ms), 1500ms);
 }
 
 TEST(Backoff, WithoutJitterIsExact) {

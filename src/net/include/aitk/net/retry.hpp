@@ -15,6 +15,10 @@ class Backoff {
   public:
     explicit Backoff(const RetryPolicy& policy);
     std::chrono::milliseconds delay(int consecutive_failures);
+    // The wait for a server's Retry-After: capped at max_retry_after, then spread upwards by
+    // U[1, 1 + jitter], never earlier than asked, so that many clients told the same moment (a
+    // fleet behind one pull-through cache) do not all come back at once.
+    std::chrono::milliseconds after_retry_after(std::chrono::milliseconds asked);
 
   private:
     RetryPolicy policy_;
