@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -26,6 +27,7 @@
 #include "aitk/python/standalone_install.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
+#include "nginx_process.hpp"
 #include "run_cli.hpp"
 #include "test_data.hpp"
 
@@ -37,33 +39,9 @@ namespace {
 namespace stdfs = std::filesystem;
 
 const std::string python_bin = "/root/.pyenv/versions/3.11.7/bin";
-const std::string nginx_exe = "/usr/sbin/nginx";
 const std::string template_file =
     std::string(AITK_TEST_DATA_DIR) + "/../../templates/nginx-pull-through.conf";
 constexpr int nodes = 16;
-
-bool port_accepts(std::uint16_t port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    ::close(fd);
-    return ok;
-}
-
-std::uint16_t free_port() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ::close(fd);
-    return ntohs(addr.sin_port);
-}
 
 std::string read_or_empty(const stdfs::path& p) {
     std::error_code ec;
@@ -132,7 +110,7 @@ Adapted adapt_template(const std::string& origin, std::uint16_t port, const stdf
 // daemon), every path it writes under its own folder.
 class CacheServer {
   public:
-    explicit CacheServer(const std::string& origin) : port_(free_port()) {
+    explicit CacheServer(const std::string& origin) : port_(unused_port()) {
         const auto dir = work_.path();
         adapted_ = adapt_template(origin, port_, dir);
         fs::write_file_atomic(dir / "pull-through.conf", adapted_.config);
@@ -142,39 +120,13 @@ class CacheServer {
                 ";\nevents { worker_connections 512; }\nhttp {\n  client_body_temp_path " +
                 (dir / "body").string() + ";\n  proxy_temp_path " + (dir / "proxy").string() +
                 ";\n  include " + (dir / "pull-through.conf").string() + ";\n}\n");
-        std::vector<std::string> args = {nginx_exe,
-                                         "-p",
-                                         dir.string(),
-                                         "-c",
-                                         (dir / "nginx.conf").string(),
-                                         "-g",
-                                         "daemon off; master_process off;"};
-        std::vector<char*> argv;
-        for (auto& a : args)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
-        if (::posix_spawn(&pid_, nginx_exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
-            pid_ = -1;
-        for (int i = 0; i < 500 && pid_ > 0 && !port_accepts(port_); ++i) {
-            int status = 0;
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                pid_ = -1;
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
+        process_.emplace(dir, port_);
     }
-    ~CacheServer() {
-        if (pid_ > 0) {
-            ::kill(pid_, SIGTERM);
-            int status = 0;
-            ::waitpid(pid_, &status, 0);
-        }
-    }
+
     CacheServer(const CacheServer&) = delete;
     CacheServer& operator=(const CacheServer&) = delete;
 
-    bool running() const { return pid_ > 0 && port_accepts(port_); }
+    bool running() const { return process_ && process_->running(); }
     const Adapted& adapted() const { return adapted_; }
     std::string error_log() const { return read_or_empty(work_.path() / "error.log"); }
     std::string access_log() const { return read_or_empty(work_.path() / "aitk-env-cache.log"); }
@@ -183,7 +135,7 @@ class CacheServer {
     fs::TempDir work_ = fs::TempDir::create("aitk-fleet-nginx");
     std::uint16_t port_;
     Adapted adapted_;
-    pid_t pid_ = -1;
+    std::optional<NginxProcess> process_;
 };
 
 // One node: `aitk-env` as its own process, output in files under `dir`.
@@ -327,7 +279,7 @@ class FleetCli : public ::testing::Test {
 };
 
 TEST_F(FleetCli, SixteenNodesThroughTheShippedCacheFetchEachArtifactOnce) {
-    if (!stdfs::exists(nginx_exe)) GTEST_SKIP() << "no nginx (CI installs nginx-light)";
+    if (!have_nginx()) GTEST_SKIP() << "no nginx (CI installs nginx-light)";
     CacheServer cache(origin.base_url());
     ASSERT_TRUE(cache.adapted().missing.empty())
         << "the template no longer holds " << cache.adapted().missing.front();
@@ -361,7 +313,7 @@ TEST_F(FleetCli, SixteenNodesThroughTheShippedCacheFetchEachArtifactOnce) {
 }
 
 TEST_F(FleetCli, NodesSucceedFromTheCacheAfterTheOriginIsGone) {
-    if (!stdfs::exists(nginx_exe)) GTEST_SKIP() << "no nginx (CI installs nginx-light)";
+    if (!have_nginx()) GTEST_SKIP() << "no nginx (CI installs nginx-light)";
     CacheServer cache(origin.base_url());
     ASSERT_TRUE(cache.adapted().missing.empty());
     ASSERT_TRUE(cache.running()) << cache.error_log();

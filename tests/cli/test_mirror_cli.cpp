@@ -2,16 +2,11 @@
 // against a local index, mirrored into a folder, the folder served by nginx (as a user would
 // publish it), the original index stopped, then `setup -l LOCK --index-url <nginx>/simple` and
 // `--rewrite-url`. Hashes are the lock's throughout.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -25,9 +20,8 @@
 #include "aitk/lock/lockfile.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
+#include "nginx_process.hpp"
 #include "run_cli.hpp"
-
-extern char** environ;
 
 namespace aitk::test {
 namespace {
@@ -35,76 +29,25 @@ namespace {
 namespace stdfs = std::filesystem;
 
 const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
-const std::string nginx_exe = "/usr/sbin/nginx";
 
-bool port_accepts(std::uint16_t port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    ::close(fd);
-    return ok;
-}
-
-// nginx serving `root` on 127.0.0.1, as a child of the test: one process (no master, no
-// daemon), every path it writes under its own folder, the PEP 691 media type for .json.
+// nginx serving `root` on 127.0.0.1 with the PEP 691 media type for .json.
 class Nginx {
   public:
     explicit Nginx(const stdfs::path& root) : port_(unused_port()) {
         const auto dir = work_.path();
-        std::string built = run_cli_capture(nginx_exe + " -V 2>&1");
-        std::string temp_paths = "client_body_temp_path " + (dir / "body").string() + ";\n";
-        for (const char* module : {"proxy", "fastcgi", "uwsgi", "scgi"}) {
-            if (built.find("--without-http_" + std::string(module) + "_module") !=
-                std::string::npos)
-                continue;
-            temp_paths += std::string(module) + "_temp_path " + (dir / module).string() + ";\n";
-        }
         fs::write_file_atomic(
             dir / "nginx.conf",
             "error_log " + (dir / "error.log").string() + ";\npid " + (dir / "nginx.pid").string() +
                 ";\nevents { worker_connections 64; }\nhttp {\n  access_log " +
-                (dir / "access.log").string() + ";\n" + temp_paths +
+                (dir / "access.log").string() + ";\n" + nginx_temp_paths(dir) +
                 "  types { text/html html; application/vnd.pypi.simple.v1+json json; }\n"
                 "  default_type application/octet-stream;\n  server {\n    listen 127.0.0.1:" +
                 std::to_string(port_) + ";\n    root " + root.string() +
                 ";\n    index index.html;\n  }\n}\n");
-        std::vector<std::string> args = {nginx_exe,
-                                         "-p",
-                                         dir.string(),
-                                         "-c",
-                                         (dir / "nginx.conf").string(),
-                                         "-g",
-                                         "daemon off; master_process off;"};
-        std::vector<char*> argv;
-        for (auto& a : args)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
-        if (::posix_spawn(&pid_, nginx_exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
-            pid_ = -1;
-        // Ready when it accepts connections (or gone: the error log says why).
-        for (int i = 0; i < 500 && pid_ > 0 && !port_accepts(port_); ++i) {
-            int status = 0;
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                pid_ = -1;
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
+        process_.emplace(dir, port_);
     }
-    ~Nginx() {
-        if (pid_ > 0) {
-            ::kill(pid_, SIGTERM);
-            int status = 0;
-            ::waitpid(pid_, &status, 0);
-        }
-    }
-    Nginx(const Nginx&) = delete;
-    Nginx& operator=(const Nginx&) = delete;
 
-    bool running() const { return pid_ > 0 && port_accepts(port_); }
+    bool running() const { return process_ && process_->running(); }
     std::string url(const std::string& path) const {
         return "http://127.0.0.1:" + std::to_string(port_) + path;
     }
@@ -116,21 +59,10 @@ class Nginx {
         std::error_code ec;
         return stdfs::exists(p, ec) ? fs::read_file(p) : std::string();
     }
-    static std::string run_cli_capture(const std::string& command) {
-        std::string out;
-        if (FILE* pipe = ::popen(command.c_str(), "r")) {
-            char buffer[4096];
-            std::size_t n = 0;
-            while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-                out.append(buffer, n);
-            ::pclose(pipe);
-        }
-        return out;
-    }
 
     fs::TempDir work_ = fs::TempDir::create("aitk-nginx");
     std::uint16_t port_;
-    pid_t pid_ = -1;
+    std::optional<NginxProcess> process_;
 };
 
 class MirrorCli : public ::testing::Test {
@@ -297,7 +229,7 @@ TEST_F(MirrorCli, UnknownTargetIsBadInput) {
 }
 
 TEST_F(MirrorCli, SetupInstallsFromTheServedMirrorWithTheOriginGone) {
-    if (!stdfs::exists(nginx_exe)) GTEST_SKIP() << "no nginx (CI installs nginx-light)";
+    if (!have_nginx()) GTEST_SKIP() << "no nginx (CI installs nginx-light)";
     ASSERT_EQ(mirror("m").exit_code, 0);
     Nginx nginx(work.path() / "m");
     ASSERT_TRUE(nginx.running()) << nginx.error_log();
@@ -331,7 +263,7 @@ TEST_F(MirrorCli, SetupInstallsFromTheServedMirrorWithTheOriginGone) {
 }
 
 TEST_F(MirrorCli, SetupRefusesAMirroredFileWithOtherBytes) {
-    if (!stdfs::exists(nginx_exe)) GTEST_SKIP() << "no nginx (CI installs nginx-light)";
+    if (!have_nginx()) GTEST_SKIP() << "no nginx (CI installs nginx-light)";
     ASSERT_EQ(mirror("m").exit_code, 0);
     const auto& beta = wheel("beta");
     auto file = work.path() / "m" / "files" / "beta" / beta.filename;
