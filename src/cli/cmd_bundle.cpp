@@ -57,18 +57,12 @@ Command add_bundle_command(CLI::App& app, GlobalOptions& globals) {
         request.cache_root = app::resolve_cache_root(globals.cache_dir, environment);
         request.cwd = std::filesystem::current_path();
 
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
-                                                globals.no_progress);
+        auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
         auto outcome = app::write_bundle(request);
         if (progress.transfers() > 0) progress.finish();
-        if (globals.json) {
-            std::cout << outcome.to_json().dump(2) << "\n";
-        } else if (globals.verbosity >= 0) {
-            std::cerr << outcome.summary();
-        }
-        return 0;
+        return print_outcome(globals, outcome);
     };
     return command;
 }

@@ -108,8 +108,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
             auto host = app::detect_host_target(o);
             request.host_target = host.id;
         }
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
-                                                globals.no_progress);
+        auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
 

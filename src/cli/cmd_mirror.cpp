@@ -53,18 +53,12 @@ Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
         request.network = network_settings(globals);
         auto env = util::current_environment();
         request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
-                                                globals.no_progress);
+        auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
         auto outcome = app::run_mirror(request);
         if (progress.transfers() > 0) progress.finish();
-        if (globals.json) {
-            std::cout << outcome.to_json().dump(2) << "\n";
-        } else if (globals.verbosity >= 0) {
-            std::cerr << outcome.summary();
-        }
-        return 0;
+        return print_outcome(globals, outcome);
     };
     return command;
 }

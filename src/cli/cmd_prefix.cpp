@@ -86,8 +86,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
             request.artifact_sources.indexes = index_settings(globals);
         }
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
-                                                globals.no_progress);
+        auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
         auto outcome = app::sync_prefix(request);

@@ -47,8 +47,7 @@ Command add_python_command(CLI::App& app, GlobalOptions& globals) {
         options.offline = globals.offline;
         options.concurrency = globals.concurrency;
         if (!globals.cert.empty()) options.cert = globals.cert;
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
-                                                globals.no_progress);
+        auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 1, 0);
         options.observer = &progress;
 

@@ -105,8 +105,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         if (request.host.id.empty())
             throw util::Error(util::ExitCode::unsatisfiable, request.host.reason);
 
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
-                                                globals.no_progress);
+        auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
         auto outcome = app::run_setup(request);

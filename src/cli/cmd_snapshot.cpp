@@ -76,8 +76,7 @@ Command add_snapshot_command(CLI::App& app, GlobalOptions& globals) {
         request.os = host.os;
         request.arch = host.arch;
 
-        auto style = app::choose_progress_style(::isatty(STDERR_FILENO) != 0, globals.verbosity < 0,
-                                                globals.no_progress);
+        auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;
         auto outcome = app::snapshot_prefix(request);

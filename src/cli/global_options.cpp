@@ -1,5 +1,11 @@
 #include "global_options.hpp"
 
+#ifdef _WIN32
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -22,6 +28,15 @@ app::NetworkSettings network_settings(const GlobalOptions& g) {
     if (!g.cert.empty()) network.cert = g.cert;
     network.offline = g.offline;
     return network;
+}
+
+app::ProgressStyle progress_style(const GlobalOptions& g) {
+#ifdef _WIN32
+    const bool terminal = _isatty(_fileno(stderr)) != 0;
+#else
+    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+#endif
+    return app::choose_progress_style(terminal, g.verbosity < 0, g.no_progress);
 }
 
 void add_global_options(CLI::App& app, GlobalOptions& g) {

@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <iostream>
+
 #include "aitk/app/lock.hpp"
+#include "aitk/app/progress.hpp"
 
 namespace aitk::cli {
 
@@ -30,6 +33,19 @@ void add_global_options(CLI::App& app, GlobalOptions& globals);
 // The index and network parts of the global options, as every downloading command takes them.
 app::IndexSettings index_settings(const GlobalOptions& globals);
 app::NetworkSettings network_settings(const GlobalOptions& globals);
+// Progress bars on a terminal stderr unless -q or --no-progress, else plain lines or nothing.
+app::ProgressStyle progress_style(const GlobalOptions& globals);
+
+// A command's outcome: its JSON on stdout with --json, else its summary on stderr unless -q.
+template <class Outcome>
+int print_outcome(const GlobalOptions& globals, const Outcome& outcome) {
+    if (globals.json) {
+        std::cout << outcome.to_json().dump(2) << "\n";
+    } else if (globals.verbosity >= 0) {
+        std::cerr << outcome.summary();
+    }
+    return 0;
+}
 void apply_logging(const GlobalOptions& globals);
 
 }  // namespace aitk::cli
