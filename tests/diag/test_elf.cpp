@@ -12,6 +12,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "image_bytes.hpp"
 #include "native_fixtures.hpp"
 
 namespace {
@@ -23,33 +24,17 @@ using aitk::test::build_elf;
 using aitk::test::ElfBuild;
 using aitk::test::have_gcc_m32;
 
-using Bytes = std::vector<std::uint8_t>;
-
-std::string hex(std::uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
-Bytes load(const fs::path& path) {
-    std::string text = aitk::fs::read_file(path);
-    return Bytes(text.begin(), text.end());
-}
-
-std::span<const std::uint8_t> prefix(const Bytes& bytes, std::size_t n) {
-    return std::span<const std::uint8_t>(bytes.data(), n);
-}
+using aitk::test::Bytes;
+using aitk::test::hex;
+using aitk::test::load;
+using aitk::test::prefix;
 
 ElfImage read_ok(std::span<const std::uint8_t> bytes) {
-    auto image = read_elf(bytes);
-    if (!image) ADD_FAILURE() << image.error().describe();
-    return image ? *image : ElfImage{};
+    return aitk::test::expect_value(read_elf(bytes));
 }
 
 ImageProblem read_bad(std::span<const std::uint8_t> bytes) {
-    auto image = read_elf(bytes);
-    if (image) ADD_FAILURE() << "read without a problem";
-    return image ? ImageProblem{} : image.error();
+    return aitk::test::expect_problem(read_elf(bytes));
 }
 
 void gcc(const std::vector<std::string>& argv) {

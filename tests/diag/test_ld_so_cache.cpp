@@ -15,6 +15,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "image_bytes.hpp"
 #include "native_fixtures.hpp"
 
 namespace aitk::diag {
@@ -31,41 +32,25 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace aitk::diag;
-using Bytes = std::vector<std::uint8_t>;
+using aitk::test::Bytes;
+using aitk::test::hex;
+using aitk::test::load;
+using aitk::test::prefix;
 using Entries = std::vector<LdCacheEntry>;
+
+Entries read_ok(std::span<const std::uint8_t> bytes) {
+    return aitk::test::expect_value(read_ld_so_cache(bytes));
+}
+
+ImageProblem read_bad(std::span<const std::uint8_t> bytes) {
+    return aitk::test::expect_problem(read_ld_so_cache(bytes));
+}
 
 constexpr std::uint32_t kX8664 = 0x0303;  // FLAG_ELF_LIBC6 | FLAG_X8664_LIB64
 constexpr std::uint32_t kLibc6 = 0x0003;
 
-std::string hex(std::uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
 std::uint64_t le32(const Bytes& b, std::uint64_t at) {
     return b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (std::uint64_t{b[at + 3]} << 24);
-}
-
-Bytes load(const fs::path& path) {
-    std::string text = aitk::fs::read_file(path);
-    return Bytes(text.begin(), text.end());
-}
-
-std::span<const std::uint8_t> prefix(const Bytes& bytes, std::size_t n) {
-    return std::span<const std::uint8_t>(bytes.data(), n);
-}
-
-Entries read_ok(std::span<const std::uint8_t> bytes) {
-    auto entries = read_ld_so_cache(bytes);
-    if (!entries) ADD_FAILURE() << entries.error().describe();
-    return entries ? *entries : Entries{};
-}
-
-ImageProblem read_bad(std::span<const std::uint8_t> bytes) {
-    auto entries = read_ld_so_cache(bytes);
-    if (entries) ADD_FAILURE() << "read without a problem (" << entries->size() << " entries)";
-    return entries ? ImageProblem{} : entries.error();
 }
 
 // Lays out caches as glibc's dl-cache.h describes them.
