@@ -21,6 +21,7 @@
 #include "aitk/resolve/resolver.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "hash_downloads.hpp"
 
 namespace aitk::app {
 namespace {
@@ -309,34 +310,14 @@ struct TargetLock {
 void fill_missing_hashes(std::vector<lock::LockedFile*>& files, cache::Cache& cache,
                          net::Downloader& downloader, bool offline,
                          net::TransferObserver* observer) {
-    if (files.empty()) return;
-    if (offline) {
-        std::vector<std::string> names;
-        for (const auto* f : files)
-            names.push_back(f->filename);
-        throw util::Error(util::ExitCode::failure,
-                          "offline: the index gives no sha256 for " + util::join(names, ", ") +
-                              ", and hashing them needs a download",
-                          "run once without --offline");
-    }
-    auto hold = cache.hold();
-    std::vector<net::FileRequest> requests;
-    for (const auto* f : files) {
-        net::FileRequest r;
-        r.url = f->url;
-        r.destination = cache.staging_path(f->filename);
-        requests.push_back(std::move(r));
-    }
-    auto outcomes = downloader.download(requests, observer);
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        if (!outcomes[i]) {
-            throw util::Error(util::ExitCode::failure, "cannot hash " + files[i]->filename + ": " +
-                                                           outcomes[i].error().message);
-        }
-        files[i]->sha256 = outcomes[i]->sha256;
-        files[i]->size = outcomes[i]->size;
-        cache.insert_artifact(requests[i].destination, outcomes[i]->sha256, files[i]->filename,
-                              outcomes[i]->sha256, files[i]->url);
+    std::vector<UnhashedFile> wanted;
+    for (const auto* f : files)
+        wanted.push_back({f->filename, f->url});
+    auto hashes = download_to_hash(wanted, "the index gives no sha256 for", cache, downloader,
+                                   offline, observer);
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+        files[i]->sha256 = hashes[i].sha256;
+        files[i]->size = hashes[i].size;
     }
 }
 

@@ -9,6 +9,7 @@
 #include "aitk/platform/tables.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "hash_downloads.hpp"
 #include "snapshot_parts.hpp"
 
 namespace aitk::app::snapshot_detail {
@@ -141,34 +142,14 @@ void fill_hashes(std::vector<Unhashed>& files, const SnapshotRequest& request, c
             remote.push_back(&f);
         }
     }
-    if (remote.empty()) return;
-    if (request.network.offline) {
-        std::vector<std::string> names;
-        for (const auto* f : remote)
-            names.push_back(f->filename);
-        throw util::Error(util::ExitCode::failure,
-                          "offline: no sha256 is known for " + util::join(names, ", ") +
-                              ", and hashing them needs a download",
-                          "run once without --offline");
-    }
-    auto hold = cache.hold();
-    std::vector<net::FileRequest> requests;
-    for (const auto* f : remote) {
-        net::FileRequest r;
-        r.url = f->url;
-        r.destination = cache.staging_path(f->filename);
-        requests.push_back(std::move(r));
-    }
-    auto outcomes = downloader.download(requests, request.observer);
-    for (std::size_t i = 0; i < remote.size(); ++i) {
-        if (!outcomes[i]) {
-            throw util::Error(util::ExitCode::failure, "cannot hash " + remote[i]->filename + ": " +
-                                                           outcomes[i].error().message);
-        }
-        *remote[i]->sha256 = outcomes[i]->sha256;
-        *remote[i]->size = outcomes[i]->size;
-        cache.insert_artifact(requests[i].destination, outcomes[i]->sha256, remote[i]->filename,
-                              outcomes[i]->sha256, remote[i]->url);
+    std::vector<UnhashedFile> wanted;
+    for (const auto* f : remote)
+        wanted.push_back({f->filename, f->url});
+    auto hashes = download_to_hash(wanted, "no sha256 is known for", cache, downloader,
+                                   request.network.offline, request.observer);
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+        *remote[i]->sha256 = hashes[i].sha256;
+        *remote[i]->size = hashes[i].size;
     }
 }
 
