@@ -42,6 +42,23 @@ std::string mingw_gcc(int bits) {
 
 }  // namespace
 
+namespace {
+
+// C source for a library exporting <stem>_fn that calls the <stem>_fn of each dependency, so
+// the linker records every one of them.
+std::string chain_source(const fs::path& out, const std::vector<fs::path>& deps,
+                         const std::string& import_attr, const std::string& export_attr) {
+    std::string src;
+    for (const auto& dep : deps)
+        src += import_attr + "int " + native_stem(dep) + "_fn(void);\n";
+    src += export_attr + "int " + native_stem(out) + "_fn(void) { return 1";
+    for (const auto& dep : deps)
+        src += " + " + native_stem(dep) + "_fn()";
+    return src + "; }\n";
+}
+
+}  // namespace
+
 std::string native_stem(const fs::path& file) {
     std::string name = file.filename().string();
     for (std::string_view ext : {".dll", ".DLL", ".exe", ".pyd"}) {
@@ -122,16 +139,9 @@ fs::path build_pe(const PeBuild& b) {
 }
 
 fs::path build_chain_dll(const fs::path& out, const std::vector<fs::path>& imports, int bits) {
-    std::string src;
-    for (const auto& dll : imports)
-        src += "__declspec(dllimport) int " + native_stem(dll) + "_fn(void);\n";
-    src += "__declspec(dllexport) int " + native_stem(out) + "_fn(void) { return 1";
-    for (const auto& dll : imports)
-        src += " + " + native_stem(dll) + "_fn()";
-    src += "; }\n";
     PeBuild b;
     b.out = out;
-    b.c_source = src;
+    b.c_source = chain_source(out, imports, "__declspec(dllimport) ", "__declspec(dllexport) ");
     b.imports = imports;
     b.bits = bits;
     return build_pe(b);
@@ -180,16 +190,9 @@ fs::path build_elf(const ElfBuild& b) {
 fs::path build_chain_so(const fs::path& out, const std::vector<fs::path>& needed,
                         const std::string& soname, const std::string& runpath,
                         const std::string& rpath) {
-    std::string src;
-    for (const auto& so : needed)
-        src += "int " + native_stem(so) + "_fn(void);\n";
-    src += "int " + native_stem(out) + "_fn(void) { return 1";
-    for (const auto& so : needed)
-        src += " + " + native_stem(so) + "_fn()";
-    src += "; }\n";
     ElfBuild b;
     b.out = out;
-    b.c_source = src;
+    b.c_source = chain_source(out, needed, "", "");
     b.needed = needed;
     b.soname = soname;
     b.runpath = runpath;
