@@ -120,9 +120,7 @@ struct IndexBuildEnvironmentProvider::State {
 
     explicit State(BuildEnvironmentSettings s)
         : settings(std::move(s)), cache(settings.cache_root), hold(cache.hold()), downloader([&] {
-              net::DownloaderOptions options;
-              options.concurrency = settings.network.concurrency;
-              options.ca_file = settings.network.cert;
+              net::DownloaderOptions options = downloader_options(settings.network);
               return options;
           }()) {}
 

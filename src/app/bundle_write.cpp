@@ -118,6 +118,33 @@ std::string not_bundled_reason(const lock::LockedPackage& package) {
     return "the lock has no sha256 for " + util::redact_url(s.url);
 }
 
+// "https://host:443" of a URL (its authority without userinfo), lower case.
+std::string url_origin(std::string_view url) {
+    const auto scheme_end = url.find("://");
+    if (scheme_end == std::string_view::npos) return {};
+    const auto plain = util::strip_credentials(url);
+    const auto end = plain.find_first_of("/?#", scheme_end + 3);
+    return util::to_lower(plain.substr(0, end));
+}
+
+// `url` with the userinfo of the first credentialed index on the same origin, when it has none.
+std::string with_index_credentials(const std::string& url, const IndexSettings& indexes) {
+    if (util::has_credentials(url)) return url;
+    std::vector<std::string> sources = indexes.extra_index_urls;
+    if (indexes.index_url) sources.insert(sources.begin(), *indexes.index_url);
+    sources.insert(sources.end(), indexes.find_links.begin(), indexes.find_links.end());
+    if (indexes.torch_index_url) sources.push_back(*indexes.torch_index_url);
+    const auto origin = url_origin(url);
+    for (const auto& source : sources) {
+        if (!util::has_credentials(source) || url_origin(source) != origin) continue;
+        const auto authority = source.find("://") + 3;
+        const auto userinfo_size = source.size() - util::strip_credentials(source).size();
+        return url.substr(0, authority) + source.substr(authority, userinfo_size) +
+               url.substr(authority);
+    }
+    return url;
+}
+
 }  // namespace
 
 BundleOutcome write_bundle(const BundleRequest& request) {
@@ -214,9 +241,7 @@ BundleOutcome write_bundle(const BundleRequest& request) {
     std::unique_ptr<net::Downloader> downloader;
     auto make_downloader = [&]() -> net::Downloader& {
         if (!downloader) {
-            net::DownloaderOptions options;
-            options.concurrency = request.network.concurrency;
-            options.ca_file = request.network.cert;
+            net::DownloaderOptions options = downloader_options(request.network);
             downloader = std::make_unique<net::Downloader>(options);
         }
         return *downloader;
@@ -233,8 +258,11 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             }
             continue;
         }
-        // Fetched through the rewrite (a pull-through cache); the manifest keeps p.url.
-        refs.push_back({sha, p.filename, request.network.rewrite.apply(p.url)});
+        // Fetched through the rewrite (a pull-through cache); the manifest keeps p.url. The
+        // credentials go only where they were given for: the origin the request really goes to.
+        refs.push_back(
+            {sha, p.filename,
+             with_index_credentials(request.network.rewrite.apply(p.url), request.indexes)});
         fetched_by_ref.push_back(&p);
     }
     if (!refs.empty()) {

@@ -571,9 +571,7 @@ LockOutcome run_lock(const LockRequest& request) {
         return outcome;
     }
 
-    net::DownloaderOptions net_options;
-    net_options.concurrency = request.network.concurrency;
-    net_options.ca_file = request.network.cert;
+    net::DownloaderOptions net_options = downloader_options(request.network);
     net::Downloader downloader(net_options);
     cache::Cache cache(request.cache_root);
 

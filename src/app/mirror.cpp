@@ -223,9 +223,7 @@ MirrorOutcome run_mirror(const MirrorRequest& request) {
         refs.push_back({a.sha256, a.filename, a.url});
         projects.push_back(a.project);
     }
-    net::DownloaderOptions options;
-    options.concurrency = request.network.concurrency;
-    options.ca_file = request.network.cert;
+    net::DownloaderOptions options = downloader_options(request.network);
     net::Downloader downloader(options);
     LocateRequest locate;
     locate.sources = &request.sources;

@@ -12,8 +12,10 @@
 #include "aitk/python/venv.hpp"
 #include "aitk/resolve/resolver.hpp"
 #include "aitk/shim/shims.hpp"
+#include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "setup_venv.hpp"
 
 namespace aitk::app {
 namespace {
@@ -70,6 +72,25 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
     return ensured.interpreter;
 }
 
+// The Python version a lock made by setup is resolved for: --python X.Y as given; for
+// --python PATH the version of that interpreter, so that the lock fits the interpreter the
+// prefix will be made with.
+std::optional<std::string> python_to_lock_for(const SetupRequest& request) {
+    if (!request.python) return std::nullopt;
+    const bool is_path = request.python->find('/') != std::string::npos ||
+                         request.python->find('\\') != std::string::npos;
+    if (!is_path) return request.python;
+    const auto path = absolute_from(request.cwd, *request.python);
+    python::DiscoveryOptions discovery;
+    discovery.environment = request.environment;
+    auto interpreter = python::probe_interpreter(path, discovery);
+    if (!interpreter) {
+        throw util::InputError("--python " + *request.python + ": " + interpreter.error(),
+                               "pass a working interpreter or a version X.Y");
+    }
+    return interpreter->version;
+}
+
 // Where run_lock writes the lock when no output is given (lockfiles/<input name>.lock.yml under
 // the project folder or the working directory).
 std::filesystem::path default_lock_path(const SetupRequest& request) {
@@ -123,31 +144,11 @@ std::string smoke_test(const install::PrefixLayout& layout, const lock::LockedTa
     return out;
 }
 
-// Whether `request.prefix` already is the venv create_venv would make (same folders, links and
-// pyvenv.cfg): setup then leaves it untouched, so a setup that fails later (a source build)
-// changes nothing in an existing prefix.
-bool venv_current(const python::VenvRequest& request) {
-    std::error_code ec;
-    for (const auto& step : python::venv_plan(request)) {
-        const auto path = request.prefix / step.path;
-        switch (step.kind) {
-            case python::VenvStep::Kind::directory:
-                if (!std::filesystem::is_directory(path, ec)) return false;
-                break;
-            case python::VenvStep::Kind::symlink:
-                if (!std::filesystem::is_symlink(path, ec)) return false;
-                if (step.keep_existing) break;
-                if (std::filesystem::read_symlink(path, ec) != step.target || ec) return false;
-                break;
-            case python::VenvStep::Kind::file:
-                if (!std::filesystem::is_regular_file(path, ec)) return false;
-                if (!step.keep_existing && fs::read_file(path) != step.content) return false;
-                break;
-            case python::VenvStep::Kind::copy:
-                return false;  // a copied launcher: cheaper to copy again than to compare
-        }
-    }
-    return true;
+// Whether an index was given with credentials in its URL (`https://user:token@host/simple/`).
+bool index_credentials(const IndexSettings& indexes) {
+    if (indexes.index_url && util::has_credentials(*indexes.index_url)) return true;
+    return std::any_of(indexes.extra_index_urls.begin(), indexes.extra_index_urls.end(),
+                       [](const std::string& url) { return util::has_credentials(url); });
 }
 
 // Why sync left a source node out, for the note that names it.
@@ -203,9 +204,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
         LockRequest lock_request;
         lock_request.input = request.input;
         lock_request.targets = {request.host.id};
-        lock_request.python = request.python && request.python->find('/') == std::string::npos
-                                  ? request.python
-                                  : std::nullopt;
+        lock_request.python = python_to_lock_for(request);
         lock_request.indexes = request.indexes;
         lock_request.network = request.network;
         lock_request.cache_root = request.cache_root;
@@ -240,12 +239,17 @@ SetupOutcome run_setup(const SetupRequest& request) {
     outcome.prefix = absolute_from(request.cwd, request.prefix);
     auto layout =
         install::PrefixLayout::for_venv(outcome.prefix, interpreter.version, request.windows);
+    // The prefix stays locked from making the venv to the smoke test: a second setup into it
+    // waits, and never meets a half-made venv or half-written shims.
+    std::optional<fs::FileLock> prefix_lock;
+    std::error_code missing;
+    const bool new_prefix = !request.dry_run && !std::filesystem::exists(outcome.prefix, missing);
     if (!request.dry_run) {
         python::VenvRequest venv;
         venv.prefix = outcome.prefix;
         venv.interpreter = interpreter;
         venv.windows = request.windows;
-        if (!venv_current(venv)) python::create_venv(venv);
+        prefix_lock = lock_and_make_venv(venv, layout);
     }
 
     SyncRequest sync;
@@ -260,14 +264,25 @@ SetupOutcome run_setup(const SetupRequest& request) {
     sync.dry_run = request.dry_run;
     sync.compile_bytecode = request.compile_bytecode;
     sync.build_sources = request.build_sources;
+    sync.prefix_lock = prefix_lock ? &*prefix_lock : nullptr;
     sync.artifact_sources.rewrite = request.rewrite_urls;
     // Index URLs given with a lock say where its files are now (a mirror of it); the lock
-    // itself, URLs and hashes, stays as it is.
-    if (request.lockfile &&
+    // itself, URLs and hashes, stays as it is. A lock made here from a private index has its
+    // URLs stripped of the index's credentials: its files are found again on the index's pages,
+    // whose links keep them.
+    if ((request.lockfile || index_credentials(request.indexes)) &&
         (request.indexes.index_url || !request.indexes.extra_index_urls.empty())) {
         sync.artifact_sources.indexes = request.indexes;
     }
-    outcome.sync = sync_prefix(sync);
+    try {
+        outcome.sync = sync_prefix(sync);
+    } catch (...) {
+        // A failed first setup (a download that did not come) leaves no empty venv behind that
+        // would look like an environment; an existing prefix stays as sync left it (intact).
+        std::error_code ignored;
+        if (new_prefix) std::filesystem::remove_all(outcome.prefix, ignored);
+        throw;
+    }
     for (const auto& p : outcome.sync.plan.unbuildable) {
         outcome.notes.push_back(p.name + " is not installed: it comes from " +
                                 (p.source ? p.source->url : std::string("source")) +

@@ -416,9 +416,7 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
             }
         } else {
             if (!downloader) {
-                net::DownloaderOptions net_options;
-                net_options.concurrency = request.network.concurrency;
-                net_options.ca_file = request.network.cert;
+                net::DownloaderOptions net_options = downloader_options(request.network);
                 downloader = std::make_unique<net::Downloader>(net_options);
             }
             auto archive =

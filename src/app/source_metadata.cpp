@@ -117,9 +117,7 @@ struct HostSourceInspector::State {
 
     net::Downloader& network() {
         if (!downloader) {
-            net::DownloaderOptions options;
-            options.concurrency = settings.network.concurrency;
-            options.ca_file = settings.network.cert;
+            net::DownloaderOptions options = downloader_options(settings.network);
             downloader = std::make_unique<net::Downloader>(options);
         }
         return *downloader;

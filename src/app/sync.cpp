@@ -23,6 +23,7 @@
 #include "aitk/app/source_builds.hpp"
 #include "aitk/build/git_url.hpp"
 #include "aitk/cache/cache.hpp"
+#include "aitk/cache/maintenance.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/index/artifacts.hpp"
@@ -427,6 +428,21 @@ nlohmann::json SyncOutcome::to_json() const {
     return json;
 }
 
+fs::FileLock lock_prefix_for_change(const install::PrefixLayout& layout,
+                                    const std::function<void(const std::string&)>& notice) {
+    return install::lock_prefix(layout, [&](std::optional<long> holder) {
+        const std::string message =
+            "waiting for another aitk-env" +
+            (holder ? " (pid " + std::to_string(*holder) + ")" : std::string()) + " using " +
+            layout.prefix.string() + "...";
+        if (notice) {
+            notice(message);
+        } else {
+            std::cerr << message << std::endl;
+        }
+    });
+}
+
 SyncOutcome sync_prefix(const SyncRequest& request) {
     const auto& target = *request.target;
     const auto& layout = request.layout;
@@ -440,15 +456,10 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
 
     // The prefix lock is held from planning to commit, and an interrupted earlier run is
     // finished or undone first, so the plan is made from a whole prefix that nobody changes.
-    auto txn = install::PrefixTransaction::begin(layout, [&] {
-        const std::string message =
-            "waiting for another aitk-env using " + layout.prefix.string() + "...";
-        if (request.notice) {
-            request.notice(message);
-        } else {
-            std::cerr << message << std::endl;
-        }
-    });
+    std::optional<fs::FileLock> own_lock;
+    if (request.prefix_lock == nullptr) own_lock = lock_prefix_for_change(layout, request.notice);
+    auto txn = install::PrefixTransaction::begin(
+        layout, {}, {}, request.prefix_lock ? request.prefix_lock : &*own_lock);
     auto installed = install::installed_distributions(layout);
     auto receipt = Receipt::read(layout.state);
     outcome.plan = plan_sync(target, installed, receipt, request.remove_extraneous, &layout,
@@ -494,6 +505,8 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
 
     cache::Cache cache(request.cache_root);
     auto hold = cache.hold();
+    // What a killed run left beside the probe and interpreter caches goes now.
+    cache::sweep_interrupted_writes(cache);
     std::vector<cache::ArtifactRef> refs;
     for (const auto* p : wheels)
         refs.push_back({p->wheel->sha256, p->wheel->filename, p->wheel->url});
@@ -512,9 +525,7 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
         unpacking.add(wheels.size() + b, size_or_zero(built[b].wheel));
     }
     if (!refs.empty()) {
-        net::DownloaderOptions options;
-        options.concurrency = request.network.concurrency;
-        options.ca_file = request.network.cert;
+        net::DownloaderOptions options = downloader_options(request.network);
         net::Downloader downloader(options);
         if (!request.artifact_sources.empty()) {
             std::vector<std::string> projects;

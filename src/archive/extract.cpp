@@ -22,6 +22,7 @@
 #include "aitk/archive/member_path.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/strings.hpp"
+#include "zip_census.hpp"
 
 namespace aitk::archive {
 namespace {
@@ -291,6 +292,13 @@ class Extractor {
             if (offset > UINT64_MAX - block.size()) {
                 fail(Problem::unreadable, entry.path, "has an impossible data offset");
             }
+            // A member that inflates past what its headers declare is stopped at once, not
+            // after it has filled the disk (libarchive only notices at the member's end).
+            if (entry.size && offset + block.size() > *entry.size) {
+                fail(Problem::too_large, entry.path,
+                     "inflates past the " + std::to_string(*entry.size) +
+                         " bytes it declares (zip bomb?)");
+            }
             count_bytes(entry.path, offset + block.size(), counted);
             if (hasher) {
                 if (offset < hashed) {
@@ -466,6 +474,19 @@ ExtractResult extract(Reader& reader, const std::filesystem::path& destination,
 ExtractResult extract(const std::filesystem::path& archive,
                       const std::filesystem::path& destination, const ExtractOptions& options) {
     Reader reader = Reader::open(archive);
+    // The count is checked before the first file is made; the member named is the first past
+    // the limit, as a walk through the archive would name it.
+    if (auto census = detail::zip_census(archive);
+        census && census->members > options.max_entries) {
+        auto past = detail::zip_member_name(archive, *census, options.max_entries);
+        throw ArchiveError(Problem::too_many_entries, reader.label(), past.value_or(""),
+                           past ? "is past the limit of " + std::to_string(options.max_entries) +
+                                      " entries (the archive declares " +
+                                      std::to_string(census->members) + " members)"
+                                : "declares " + std::to_string(census->members) +
+                                      " members, past the limit of " +
+                                      std::to_string(options.max_entries) + " entries");
+    }
     return extract(reader, destination, options);
 }
 

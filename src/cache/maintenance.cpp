@@ -229,6 +229,35 @@ CacheInfo info(const Cache& cache) {
     return out;
 }
 
+std::size_t sweep_interrupted_writes(const Cache& cache) {
+    std::vector<stdfs::path> folders = {cache.root(), cache.base()};
+    std::error_code ec;
+    for (auto it = stdfs::directory_iterator(cache.root(), ec);
+         !ec && it != stdfs::directory_iterator(); it.increment(ec)) {
+        std::error_code type_ec;
+        if (it->is_directory(type_ec) && !it->is_symlink(type_ec) && it->path() != cache.base()) {
+            folders.push_back(it->path());
+        }
+    }
+    std::size_t removed = 0;
+    for (const auto& folder : folders) {
+        std::vector<stdfs::path> leftovers;
+        std::error_code list_ec;
+        for (auto it = stdfs::directory_iterator(folder, list_ec);
+             !list_ec && it != stdfs::directory_iterator(); it.increment(list_ec)) {
+            std::error_code type_ec;
+            if (it->is_regular_file(type_ec) && fs::is_temp_name(it->path().filename().string())) {
+                leftovers.push_back(it->path());
+            }
+        }
+        for (const auto& p : leftovers) {
+            std::error_code remove_ec;
+            if (stdfs::remove(p, remove_ec)) ++removed;
+        }
+    }
+    return removed;
+}
+
 PruneReport prune(const Cache& cache, const PruneOptions& options) {
     auto lock = lock_exclusively(cache, options.lock_timeout, "prune");
     PruneReport report;
@@ -244,6 +273,7 @@ PruneReport prune(const Cache& cache, const PruneOptions& options) {
     }
     for (const auto& p : temps)
         debris(p);
+    sweep_interrupted_writes(cache);
     fs::remove_all_quietly(base / "locks");  // nobody waits on an entry lock now
 
     for_each_sharded(

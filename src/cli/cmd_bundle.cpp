@@ -54,6 +54,7 @@ Command add_bundle_command(CLI::App& app, GlobalOptions& globals) {
         }
         request.network = network_settings(globals);
         request.network.rewrite = app::configured_rewrite_rules({});
+        request.indexes = index_settings(globals);
         request.cache_root = app::resolve_cache_root(globals.cache_dir, environment);
         request.cwd = std::filesystem::current_path();
 

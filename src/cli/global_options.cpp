@@ -9,7 +9,13 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <cstdlib>
+#include <optional>
+#include <string_view>
+#include <system_error>
+
+#include "aitk/util/error.hpp"
 
 namespace aitk::cli {
 
@@ -22,12 +28,48 @@ app::IndexSettings index_settings(const GlobalOptions& g) {
     return indexes;
 }
 
-app::NetworkSettings network_settings(const GlobalOptions& g) {
+namespace {
+
+// A whole number in [low, high] from the environment variable `name`; nullopt when unset or
+// empty. Anything else is a usage error naming the variable, so that a typo never silently
+// means "the default".
+std::optional<long long> env_number(const util::Environment& env, const std::string& name,
+                                    long long low, long long high, std::string_view unit) {
+    auto it = env.find(name);
+    if (it == env.end() || it->second.empty()) return std::nullopt;
+    const std::string& text = it->second;
+    long long value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
+        throw util::InputError(name + "='" + text + "' is not a whole number of " +
+                                   std::string(unit) + " from " + std::to_string(low) + " to " +
+                                   std::to_string(high),
+                               "set " + name + " to such a number, or unset it");
+    }
+    return value;
+}
+
+}  // namespace
+
+app::NetworkSettings network_settings(const GlobalOptions& g, const util::Environment& env) {
     app::NetworkSettings network;
     network.concurrency = g.concurrency;
     if (!g.cert.empty()) network.cert = g.cert;
     network.offline = g.offline;
+    if (auto n = env_number(env, "AITK_ENV_HTTP_RETRIES", 0, 100, "retries")) {
+        network.retries = static_cast<int>(*n);
+    }
+    if (auto n = env_number(env, "AITK_ENV_HTTP_TIMEOUT", 1, 86'400, "seconds")) {
+        network.timeout = std::chrono::seconds(*n);
+    }
+    if (auto n = env_number(env, "AITK_ENV_HTTP_RETRY_DELAY_MS", 0, 600'000, "milliseconds")) {
+        network.retry_delay = std::chrono::milliseconds(*n);
+    }
     return network;
+}
+
+app::NetworkSettings network_settings(const GlobalOptions& g) {
+    return network_settings(g, util::current_environment());
 }
 
 app::ProgressStyle progress_style(const GlobalOptions& g) {

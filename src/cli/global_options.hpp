@@ -10,6 +10,7 @@
 
 #include "aitk/app/lock.hpp"
 #include "aitk/app/progress.hpp"
+#include "aitk/util/subprocess.hpp"
 
 namespace aitk::cli {
 
@@ -32,6 +33,10 @@ void add_global_options(CLI::App& app, GlobalOptions& globals);
 
 // The index and network parts of the global options, as every downloading command takes them.
 app::IndexSettings index_settings(const GlobalOptions& globals);
+// AITK_ENV_HTTP_RETRIES, AITK_ENV_HTTP_TIMEOUT and AITK_ENV_HTTP_RETRY_DELAY_MS come from
+// `environment` (the process's by default); a bad value throws util::InputError naming it.
+app::NetworkSettings network_settings(const GlobalOptions& globals,
+                                      const util::Environment& environment);
 app::NetworkSettings network_settings(const GlobalOptions& globals);
 // Progress bars on a terminal stderr unless -q or --no-progress, else plain lines or nothing.
 app::ProgressStyle progress_style(const GlobalOptions& globals);

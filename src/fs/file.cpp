@@ -39,7 +39,11 @@ std::string read_file(const std::filesystem::path& path) {
     return ss.str();
 }
 
-void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+namespace {
+
+// One attempt; false when the temporary file vanished before the rename (a cleaner took it for
+// the leftover of a killed process, see cache::sweep_interrupted_writes).
+bool write_once(const std::filesystem::path& path, std::string_view content) {
     std::filesystem::path tmp = temp_sibling(path);
 #ifndef _WIN32
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -71,11 +75,26 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 #endif
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
+    if (ec == std::errc::no_such_file_or_directory && std::filesystem::exists(path.parent_path()))
+        return false;
     if (ec) {
-        std::filesystem::remove(tmp);
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
         throw util::Error(util::ExitCode::failure,
                           "cannot replace " + path.string() + ": " + ec.message());
     }
+    return true;
+}
+
+}  // namespace
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+    // The content is still here: a swept temporary file is written again.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        if (write_once(path, content)) return;
+    }
+    throw util::Error(util::ExitCode::failure,
+                      "cannot replace " + path.string() + ": its temporary file kept vanishing");
 }
 
 }  // namespace aitk::fs

@@ -6,6 +6,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #ifdef _WIN32
 #ifndef NOMINMAX
@@ -15,6 +16,7 @@
 #else
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -153,6 +155,14 @@ std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& lock_
 
 void FileLock::release() noexcept {
     if (handle_ == invalid_handle) return;
+    if (mtime_before_owner_) {
+        [[maybe_unused]] int truncated = ::ftruncate(handle_, 0);
+        timespec times[2] = {
+            {0, UTIME_OMIT},
+            {static_cast<time_t>(mtime_before_owner_->first), mtime_before_owner_->second}};
+        [[maybe_unused]] int restored = ::futimens(handle_, times);
+        mtime_before_owner_.reset();
+    }
     // Closing alone would keep the lock while a forked child still holds a copy of the
     // descriptor; unlocking first drops it now.
     ::flock(handle_, LOCK_UN);
@@ -162,8 +172,46 @@ void FileLock::release() noexcept {
 
 #endif
 
+void FileLock::record_owner() noexcept {
+    if (handle_ == invalid_handle) return;
+#ifdef _WIN32
+        // The locked byte range refuses writes from other handles, and readers could not read it.
+#else
+    const std::string text = std::to_string(static_cast<long>(::getpid())) + "\n";
+    struct stat st {};
+    if (::fstat(handle_, &st) != 0) return;
+    if (!mtime_before_owner_) mtime_before_owner_.emplace(st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    if (::ftruncate(handle_, 0) != 0) return;
+    [[maybe_unused]] auto written = ::pwrite(handle_, text.data(), text.size(), 0);
+#endif
+}
+
+std::optional<long> FileLock::recorded_owner(const std::filesystem::path& lock_file) {
+#ifdef _WIN32
+    (void)lock_file;
+    return std::nullopt;
+#else
+    int fd = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    char buffer[32] = {};
+    ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+    ::close(fd);
+    if (n <= 0) return std::nullopt;
+    long pid = 0;
+    for (ssize_t i = 0; i < n && buffer[i] != '\n'; ++i) {
+        if (buffer[i] < '0' || buffer[i] > '9' || pid > 1'000'000'000) return std::nullopt;
+        pid = pid * 10 + (buffer[i] - '0');
+    }
+    if (pid <= 0) return std::nullopt;
+    return pid;
+#endif
+}
+
 FileLock::FileLock(FileLock&& other) noexcept
-    : path_(std::move(other.path_)), handle_(other.handle_), mode_(other.mode_) {
+    : path_(std::move(other.path_)),
+      handle_(other.handle_),
+      mode_(other.mode_),
+      mtime_before_owner_(std::exchange(other.mtime_before_owner_, std::nullopt)) {
     other.handle_ = invalid_handle;
 }
 
@@ -173,6 +221,7 @@ FileLock& FileLock::operator=(FileLock&& other) noexcept {
         path_ = std::move(other.path_);
         handle_ = other.handle_;
         mode_ = other.mode_;
+        mtime_before_owner_ = std::exchange(other.mtime_before_owner_, std::nullopt);
         other.handle_ = invalid_handle;
     }
     return *this;

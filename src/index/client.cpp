@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <optional>
 #include <set>
 
 #include "aitk/fs/file.hpp"
@@ -87,6 +88,22 @@ MetadataOptions metadata_options(const ClientOptions& options) {
     MetadataOptions metadata = options.metadata;
     metadata.rewrite.append(options.rewrite);
     return metadata;
+}
+
+// A page whose every file entry is broken (fields of the wrong type, no url) is a broken page,
+// not a project without releases: the user is told that instead of "no version available".
+std::optional<std::string> broken_entries(const ProjectPage& page) {
+    if (!page.files.empty()) return std::nullopt;
+    constexpr std::size_t shown = 3;
+    std::string reasons;
+    std::size_t count = 0;
+    for (const auto& skipped : page.skipped) {
+        if (!skipped.malformed) continue;
+        if (++count <= shown) reasons += (reasons.empty() ? "" : "; ") + skipped.reason;
+    }
+    if (count == 0) return std::nullopt;
+    if (count > shown) reasons += " (and " + std::to_string(count - shown) + " more)";
+    return "no file it lists is usable: " + reasons;
 }
 
 }  // namespace
@@ -324,6 +341,11 @@ void IndexClient::fetch_pages(const std::vector<PageTask>& tasks) {
         auto page = std::make_shared<Page>();
         if (!parsed) {
             page->error = IndexError{IndexError::Kind::bad_page, parsed.error().describe(), shown};
+            pages_[task.url] = std::move(page);
+            continue;
+        }
+        if (auto broken = broken_entries(*parsed)) {
+            page->error = IndexError{IndexError::Kind::bad_page, shown + ": " + *broken, shown};
             pages_[task.url] = std::move(page);
             continue;
         }

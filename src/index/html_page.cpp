@@ -95,17 +95,18 @@ PageResult parse_html_page(std::string_view html, std::string_view page_url,
         draft.url = std::string(without_fragment(resolved));
         draft.filename = url_filename(draft.url);
         if (!is_valid_utf8(draft.url)) {
-            page.skipped.push_back({draft.filename, draft.url, "the link is not valid UTF-8"});
+            page.skipped.push_back(
+                {draft.filename, draft.url, "the link is not valid UTF-8", true});
             continue;
         }
         if (auto problem = link_scheme_problem(page_url, draft.url); !problem.empty()) {
-            page.skipped.push_back({draft.filename, draft.url, std::move(problem)});
+            page.skipped.push_back({draft.filename, draft.url, std::move(problem), true});
             continue;
         }
         if (parts.fragment) {
             auto fragment = hashes_from_fragment(*parts.fragment);
             if (!fragment.error.empty()) {
-                page.skipped.push_back({draft.filename, draft.url, fragment.error});
+                page.skipped.push_back({draft.filename, draft.url, fragment.error, true});
                 continue;
             }
             draft.hashes = std::move(fragment.hashes);

@@ -216,7 +216,7 @@ PageResult parse_json_page(std::string_view text, std::string_view page_url,
     for (const auto& entry : *files) {
         DistributionFile draft;
         if (auto problem = read_file(entry, index++, page_url, draft); !problem.empty()) {
-            page.skipped.push_back({draft.filename, draft.url, std::move(problem)});
+            page.skipped.push_back({draft.filename, draft.url, std::move(problem), true});
             continue;
         }
         auto classified = classify_file(std::move(draft), project);

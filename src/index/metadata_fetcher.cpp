@@ -73,6 +73,7 @@ struct MetadataFetcher::Job {
     ZipMember member;
     std::string member_bytes;   // file bytes from member.local_header_offset on
     std::string range_problem;  // why range requests were given up
+    int refetches = 0;          // PEP 658 files fetched again after a hash mismatch
 
     RemoteMetadata result;
     std::optional<IndexError> error;
@@ -121,6 +122,36 @@ void fail(Job& job, IndexError::Kind kind, std::string message) {
     job.step = Job::Step::done;
 }
 
+// `text` from a server, safe to print: control bytes and bytes that are not UTF-8 become "\xNN"
+// (a hostile METADATA must not drive the user's terminal).
+std::string printable(std::string_view text) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        std::size_t length = c < 0x80                 ? 1
+                             : c >= 0xc2 && c <= 0xdf ? 2
+                             : c >= 0xe0 && c <= 0xef ? 3
+                             : c >= 0xf0 && c <= 0xf4 ? 4
+                                                      : 0;
+        for (std::size_t k = 1; k < length; ++k) {
+            if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) {
+                length = 0;
+            }
+        }
+        if (length == 0 || (length == 1 && (c < 0x20 || c == 0x7f))) {
+            out += "\\x";
+            out += digits[c >> 4];
+            out += digits[c & 0xf];
+            ++i;
+            continue;
+        }
+        out.append(text.substr(i, length));
+        i += length;
+    }
+    return out;
+}
+
 // Parses and checks METADATA against the filename, then the job is done.
 void finish_with_text(Job& job, std::string text, MetadataSource source, cache::Cache* cache) {
     const DistributionFile& file = *job.file;
@@ -128,7 +159,8 @@ void finish_with_text(Job& job, std::string text, MetadataSource source, cache::
     if (!parsed) {
         fail(job, IndexError::Kind::bad_metadata,
              "the METADATA of " + file.filename + " (" + std::string(to_string(source)) + ", " +
-                 job.label + ") is not valid core metadata: " + parsed.error().describe());
+                 job.label +
+                 ") is not valid core metadata: " + printable(parsed.error().describe()));
         return;
     }
     if (pep::canonicalize_name(parsed->name) != file.project() ||
@@ -453,6 +485,12 @@ void MetadataFetcher::run_fetch_rounds(std::vector<Job*>& jobs) {
                 if (const auto it = hashes.find("sha256"); it != hashes.end()) {
                     const std::string actual = fs::sha256_hex(response.body);
                     if (actual != it->second) {
+                        // Fetched again as the downloader does an artifact: a body damaged on
+                        // the way (a flaky proxy) is not yet the index's word.
+                        if (job.refetches < downloader_.options().retry.hash_mismatch_restarts) {
+                            ++job.refetches;
+                            continue;
+                        }
                         fail(job, IndexError::Kind::hash_mismatch,
                              "the sha256 of " + net::redact_url(job.file->metadata_url()) + " is " +
                                  actual + ", but the index says " + it->second);

@@ -337,14 +337,14 @@ struct PrefixTransaction::State {
     PrefixLayout layout;
     PrefixLayout staging;
     TxnPaths paths;
-    fs::FileLock lock;
+    std::optional<fs::FileLock> lock;  // none when the caller holds it
     TransactionStepHook hook;
     RecoveryOutcome recovered = RecoveryOutcome::nothing;
     std::vector<detail::OwnedFiles> removed;
     bool journal_written = false;  // from here on, only recovery may touch the txn folder
     bool finished = false;
 
-    State(const PrefixLayout& l, fs::FileLock held, TransactionStepHook h)
+    State(const PrefixLayout& l, std::optional<fs::FileLock> held, TransactionStepHook h)
         : layout(l), staging(l), paths(l), lock(std::move(held)), hook(std::move(h)) {}
     State(const State&) = delete;
     State& operator=(const State&) = delete;
@@ -371,17 +371,32 @@ bool has_interrupted_transaction(const PrefixLayout& layout) {
     return stdfs::exists(TxnPaths(layout).root, ec);
 }
 
-PrefixTransaction PrefixTransaction::begin(const PrefixLayout& layout,
-                                           const std::function<void()>& on_wait,
-                                           TransactionStepHook hook) {
+fs::FileLock lock_prefix(const PrefixLayout& layout,
+                         const std::function<void(std::optional<long> holder)>& on_wait) {
     const stdfs::path lock_file = prefix_lock_file(layout);
     auto lock = fs::FileLock::try_acquire(lock_file, fs::LockMode::exclusive);
     if (!lock) {
-        if (on_wait) on_wait();
+        if (on_wait) on_wait(fs::FileLock::recorded_owner(lock_file));
         lock = fs::FileLock::acquire(lock_file, fs::LockMode::exclusive);
     }
+    lock->record_owner();
+    return std::move(*lock);
+}
+
+PrefixTransaction PrefixTransaction::begin(const PrefixLayout& layout,
+                                           const std::function<void()>& on_wait,
+                                           TransactionStepHook hook, const fs::FileLock* held) {
+    std::optional<fs::FileLock> lock;
+    if (held == nullptr) {
+        lock = lock_prefix(layout, [&](std::optional<long>) {
+            if (on_wait) on_wait();
+        });
+    } else if (!held->held() || held->mode() != fs::LockMode::exclusive ||
+               held->path() != prefix_lock_file(layout)) {
+        throw std::logic_error("PrefixTransaction::begin: the lock passed is not the prefix's");
+    }
     RecoveryOutcome outcome = recover(layout, hook);
-    auto state = std::make_unique<State>(layout, std::move(*lock), std::move(hook));
+    auto state = std::make_unique<State>(layout, std::move(lock), std::move(hook));
     state->recovered = outcome;
     const TxnPaths& paths = state->paths;
     PrefixLayout& staging = state->staging;

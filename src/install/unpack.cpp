@@ -1,6 +1,7 @@
 // unpack_wheel: secure extraction, then every member checked against the wheel's RECORD with the
 // digests computed while writing (no second read).
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -11,7 +12,10 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/install/record.hpp"
 #include "aitk/install/wheel_install.hpp"
+#include "aitk/pep/name.hpp"
+#include "aitk/pep/version.hpp"
 #include "aitk/pep/wheel_filename.hpp"
+#include "aitk/util/strings.hpp"
 #include "dist_info.hpp"
 
 namespace aitk::install {
@@ -59,6 +63,67 @@ bool is_signature_or_record(std::string_view path, std::string_view dist_info) {
     return name == "RECORD" || name == "RECORD.jws" || name == "RECORD.p7s";
 }
 
+std::string read_member(const stdfs::path& tree, const std::string& path) {
+    return fs::read_file(tree / stdfs::path(std::u8string(path.begin(), path.end())));
+}
+
+// WHEEL and METADATA are judged here, before the tree enters the cache, so a wheel refused for
+// them leaves nothing behind (the installer checks WHEEL again on trees unpacked earlier).
+void verify_wheel_file(std::string_view label, const stdfs::path& tree,
+                       const std::string& dist_info) {
+    const std::string path = dist_info + "/WHEEL";
+    std::error_code ec;
+    if (!stdfs::is_regular_file(tree / path, ec)) fail(label, "", "has no " + path);
+    std::string version;
+    const std::string text = read_member(tree, path);
+    for (std::string_view line : util::split(text, '\n')) {
+        const std::size_t colon = line.find(':');
+        if (colon == std::string_view::npos) continue;
+        if (util::iequals(util::trim(line.substr(0, colon)), "Wheel-Version")) {
+            version = std::string(util::trim(line.substr(colon + 1)));
+        }
+    }
+    if (version.empty()) fail(label, path, "has no Wheel-Version");
+    if (!version.starts_with("1.") && version != "1") {
+        fail(label, path,
+             "has Wheel-Version " + version + "; aitk-env installs wheels of version 1.x");
+    }
+}
+
+// A METADATA that names another project or version would install one thing under the name of
+// another (and mislead resolution, `list` and pip). Only the Name and Version headers are read,
+// as leniently as pip's email parser reads them: a wheel is not refused for the rest.
+void verify_metadata(std::string_view label, const stdfs::path& tree, const std::string& dist_info,
+                     std::string_view name, std::string_view version) {
+    const std::string path = dist_info + "/METADATA";
+    std::error_code ec;
+    if (!stdfs::is_regular_file(tree / path, ec)) fail(label, "", "has no " + path);
+    const std::string text = read_member(tree, path);
+    std::optional<std::string> found_name;
+    std::optional<std::string> found_version;
+    for (std::string_view line : util::split(text, '\n')) {
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty()) break;  // the headers end at the first blank line
+        const std::size_t colon = line.find(':');
+        if (colon == std::string_view::npos) continue;
+        const std::string_view key = util::trim(line.substr(0, colon));
+        const std::string value(util::trim(line.substr(colon + 1)));
+        if (util::iequals(key, "Name") && !found_name) found_name = value;
+        if (util::iequals(key, "Version") && !found_version) found_version = value;
+    }
+    const std::string wheel = std::string(name) + " " + std::string(version);
+    if (!found_name) fail(label, path, "has no Name header");
+    if (!found_version) fail(label, path, "has no Version header");
+    if (pep::canonicalize_name(*found_name) != pep::canonicalize_name(name)) {
+        fail(label, path, "names the project '" + *found_name + "', but the wheel is " + wheel);
+    }
+    const auto have = pep::Version::parse(*found_version);
+    const auto want = pep::Version::parse(version);
+    if (have && want ? !(*have == *want) : *found_version != version) {
+        fail(label, path, "says version " + *found_version + ", but the wheel is " + wheel);
+    }
+}
+
 void verify_against_record(std::string_view label, const stdfs::path& wheel,
                            const stdfs::path& tree, const archive::ExtractResult& extracted) {
     const std::string dist_info = find_dist_info(label, extracted);
@@ -80,8 +145,7 @@ void verify_against_record(std::string_view label, const stdfs::path& wheel,
     }
     if (files.find(record_path) == files.end()) fail(label, "", "has no " + record_path);
 
-    auto record = parse_record(
-        fs::read_file(tree / stdfs::path(std::u8string(record_path.begin(), record_path.end()))));
+    auto record = parse_record(read_member(tree, record_path));
     if (!record) fail(label, record_path, record.error());
 
     std::vector<bool> listed(extracted.entries.size(), false);
@@ -117,6 +181,10 @@ void verify_against_record(std::string_view label, const stdfs::path& wheel,
         if (entry.type != archive::EntryType::file || listed[i]) continue;
         if (is_signature_or_record(entry.path, dist_info)) continue;
         fail(label, entry.path, "is not listed in RECORD");
+    }
+    if (auto parts = detail::split_dist_info(dist_info)) {
+        verify_wheel_file(label, tree, dist_info);
+        verify_metadata(label, tree, dist_info, parts->name, parts->version);
     }
 }
 

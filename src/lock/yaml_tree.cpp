@@ -165,7 +165,44 @@ class DocumentProbe : public YAML::EventHandler {
 
 }  // namespace
 
+namespace {
+
+// A lockfile is text aitk-env wrote: no NUL or terminal control bytes, short lines. Such bytes
+// are refused where they are, before YAML sees them (yaml-cpp keeps a NUL in a scalar, and
+// echoing a 50 MB line or an escape sequence helps nobody). Invalid UTF-8 is found per scalar.
+std::optional<util::InputProblem> check_bytes(std::string_view text, std::string_view file) {
+    constexpr std::size_t max_line = 1u << 20;
+    std::size_t line = 1;
+    std::size_t line_start = 0;
+    auto problem = [&](std::size_t at, std::string message) {
+        return util::InputProblem{{std::string(file), line, at - line_start + 1},
+                                  std::move(message),
+                                  "is this the lockfile aitk-env wrote? run `aitk-env lock` again"};
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c == '\n') {
+            ++line;
+            line_start = ++i;
+            continue;
+        }
+        if (i - line_start >= max_line) {
+            return problem(line_start, "line " + std::to_string(line) + " is longer than " +
+                                           std::to_string(max_line) + " bytes");
+        }
+        if (c == 0) return problem(i, "NUL byte (the file looks binary)");
+        if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+            return problem(i, "control character " + std::to_string(c));
+        }
+        ++i;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 util::Loaded<YamlNode> load_yaml_tree(std::string_view text, std::string_view file) {
+    if (auto problem = check_bytes(text, file)) return util::Unexpected(std::move(*problem));
     try {
         std::istringstream stream{std::string(text)};
         YAML::Parser parser(stream);

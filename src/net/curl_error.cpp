@@ -1,5 +1,7 @@
 #include "curl_error.hpp"
 
+#include <cstring>
+
 #include "aitk/net/redact.hpp"
 
 namespace aitk::net::detail {
@@ -54,11 +56,16 @@ CurlFailure classify(CURLcode code) noexcept {
     }
 }
 
-std::string describe(CURLcode code, std::string_view error_buffer, std::string_view url) {
+std::string describe(CURLcode code, std::string_view error_buffer, std::string_view url,
+                     long os_errno) {
     std::string text =
         error_buffer.empty() ? std::string(curl_easy_strerror(code)) : std::string(error_buffer);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
         text.pop_back();
+    if (os_errno != 0) {
+        const std::string reason = std::strerror(static_cast<int>(os_errno));
+        if (text.find(reason) == std::string::npos) text += " (" + reason + ")";
+    }
     return scrub_credentials(text, url);
 }
 

@@ -18,7 +18,10 @@ struct CurlFailure {
 CurlFailure classify(CURLcode code) noexcept;
 
 // libcurl's detailed message (the error buffer) when there is one, else the generic text for
-// the code; credentials of `url` scrubbed from it.
-std::string describe(CURLcode code, std::string_view error_buffer, std::string_view url);
+// the code; credentials of `url` scrubbed from it. A non-zero `os_errno` (CURLINFO_OS_ERRNO) is
+// added when the message does not say it already: recent libcurl reports a refused connection
+// only as "Couldn't connect to server".
+std::string describe(CURLcode code, std::string_view error_buffer, std::string_view url,
+                     long os_errno = 0);
 
 }  // namespace aitk::net::detail

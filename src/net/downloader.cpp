@@ -493,9 +493,12 @@ struct Downloader::Impl {
         const bool success_status = job.status == 0 || (job.status >= 200 && job.status < 300);
         if (result != CURLE_OK && success_status) {
             const auto failure = detail::classify(result);
-            std::string cause = detail::describe(result, job.error_buffer.data(), job.url);
+            long os_errno = 0;
+            curl_easy_getinfo(job.easy, CURLINFO_OS_ERRNO, &os_errno);
+            std::string cause =
+                detail::describe(result, job.error_buffer.data(), job.url, os_errno);
             if (failure.kind == Kind::tls && !failure.retryable) {
-                cause += " (to trust a private CA, pass --cert or set SSL_CERT_FILE)";
+                cause += " (" + explain_certificate_failure(cause) + ")";
             }
             detail::release_easy(job);
             if (failure.retryable) {

@@ -1,6 +1,7 @@
 #include "aitk/net/tls.hpp"
 
 #include <cstdlib>
+#include <string_view>
 #include <system_error>
 
 #include "aitk/util/error.hpp"
@@ -34,6 +35,32 @@ std::optional<CaBundle> resolve_ca_bundle(const DownloaderOptions& options, cons
                                "point " + chosen->source + " at a PEM file of CA certificates");
     }
     return chosen;
+}
+
+std::string explain_certificate_failure(std::string_view curl_message) {
+    const auto says = [&](std::string_view text) {
+        return curl_message.find(text) != std::string_view::npos;
+    };
+    // OpenSSL's wording, as libcurl passes it on ("SSL certificate problem: <reason>").
+    if (says("has expired")) {
+        return "the server's certificate has expired: the server must renew it (if it is new, "
+               "check this machine's clock)";
+    }
+    if (says("not yet valid")) {
+        return "the server's certificate is not valid yet: check this machine's clock and time "
+               "zone";
+    }
+    if (says("host name") || says("hostname") || says("does not match")) {
+        return "the server's certificate is for another host name: use a URL with the name the "
+               "certificate was issued for";
+    }
+    if (says("certificate problem") || says("self-signed") || says("self signed") ||
+        says("issuer")) {
+        return "the server's certificate is not trusted: to trust a private CA, pass --cert FILE "
+               "(a PEM file of CA certificates) or set SSL_CERT_FILE or REQUESTS_CA_BUNDLE";
+    }
+    return "check the CA bundle given by --cert, SSL_CERT_FILE or REQUESTS_CA_BUNDLE, and the "
+           "server's TLS setup";
 }
 
 }  // namespace aitk::net

@@ -7,6 +7,7 @@
 
 #include "conda_spec.hpp"
 #include "requirements_source.hpp"
+#include "text_check.hpp"
 
 namespace aitk::project {
 namespace {
@@ -192,6 +193,9 @@ class EnvironmentReader {
 Loaded<CondaEnvironment> parse_conda_environment(std::string_view yaml, std::string_view file,
                                                  const std::filesystem::path& base_dir,
                                                  const RequirementsReadOptions& options) {
+    if (auto problem = detail::check_user_text(yaml, file)) {
+        return util::Unexpected(std::move(*problem));
+    }
     EnvironmentReader reader(file, base_dir, options);
     try {
         YAML::Node root = YAML::Load(std::string(yaml));

@@ -8,6 +8,7 @@
 #include "aitk/project/target.hpp"
 #include "aitk/util/strings.hpp"
 #include "manifest_sections.hpp"
+#include "text_check.hpp"
 
 namespace aitk::embedded {
 std::string_view ai_toolkit_manifest_yaml();
@@ -270,6 +271,9 @@ Applicability read_applicability(const ManifestYaml& y, const YAML::Node& map,
 }  // namespace detail
 
 Loaded<Manifest> parse_manifest(std::string_view yaml, std::string_view file) {
+    if (auto problem = detail::check_user_text(yaml, file)) {
+        return util::Unexpected<InputProblem>(std::move(*problem));
+    }
     try {
         detail::ManifestYaml reader(file, yaml);
         YAML::Node root = YAML::Load(std::string(yaml));

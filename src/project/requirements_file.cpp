@@ -19,6 +19,7 @@
 #include "requirements_lines.hpp"
 #include "requirements_options.hpp"
 #include "requirements_source.hpp"
+#include "text_check.hpp"
 
 namespace aitk::project {
 
@@ -140,6 +141,10 @@ class Parser {
     std::optional<InputProblem> parse(std::string_view text, const RequirementsSource& source,
                                       bool constraint) {
         std::string decoded = decode_requirements_bytes(text);
+        // Text embedded in another file (an environment.yml) was checked with that file.
+        if (source.line_starts.empty()) {
+            if (auto problem = check_user_text(decoded, source.label)) return problem;
+        }
         LogicalLineReader reader(decoded, options_.environment);
         LogicalLine line;
         while (reader.next(line)) {

@@ -31,14 +31,17 @@ class SetupCli : public TorchMirrorTest {
     CliResult run(std::vector<std::string> args, std::vector<std::string> env = {}) {
         // Global options go first: they are accepted before the command, and `run -- CMD`
         // passes everything after `--` to CMD.
-        args.insert(args.begin(), {"--cache-dir", path("cache"), "--index-url",
-                                 server.url("/simple/"), "--torch-index-url", server.url("/whl"),
-                                 "--no-progress"});
-        std::vector<std::string> full_env = {
-            "-u http_proxy",       "-u https_proxy", "-u HTTPS_PROXY",
-            "-u AITK_ENV_TORCH_BACKEND", "PATH=" + python_bin + ":/usr/bin:/bin",
-            "PYENV_ROOT=/nonexistent",   "AITK_ENV_NVIDIA_SOURCES=nvidia-smi",
-            "AITK_ENV_NVIDIA_SMI=/nonexistent"};
+        args.insert(args.begin(),
+                    {"--cache-dir", path("cache"), "--index-url", server.url("/simple/"),
+                     "--torch-index-url", server.url("/whl"), "--no-progress"});
+        std::vector<std::string> full_env = {"-u http_proxy",
+                                             "-u https_proxy",
+                                             "-u HTTPS_PROXY",
+                                             "-u AITK_ENV_TORCH_BACKEND",
+                                             "PATH=" + python_bin + ":/usr/bin:/bin",
+                                             "PYENV_ROOT=/nonexistent",
+                                             "AITK_ENV_NVIDIA_SOURCES=nvidia-smi",
+                                             "AITK_ENV_NVIDIA_SMI=/nonexistent"};
         full_env.insert(full_env.end(), env.begin(), env.end());
         return run_cli(args, "", full_env);
     }
@@ -52,15 +55,15 @@ class SetupCli : public TorchMirrorTest {
 };
 
 TEST_F(SetupCli, EachMachineGetsTheBuildItRuns) {
-    auto blackwell = setup("new", {"AITK_ENV_CUDA_DRIVER_VERSION=580.65.06",
-                                   "AITK_ENV_GPU_COMPUTE_CAPABILITY=12.0"});
+    auto blackwell = setup(
+        "new", {"AITK_ENV_CUDA_DRIVER_VERSION=580.65.06", "AITK_ENV_GPU_COMPUTE_CAPABILITY=12.0"});
     ASSERT_EQ(blackwell.exit_code, 0) << blackwell.err;
     auto json = nlohmann::json::parse(blackwell.out);
     EXPECT_EQ(json["target"], "linux-x86_64-cu130");
     EXPECT_EQ(json["smoke"], "torch 2.9.0+cu130 None None");
 
-    auto older_driver = setup("old", {"AITK_ENV_CUDA_DRIVER_VERSION=560.35.03",
-                                      "AITK_ENV_GPU_COMPUTE_CAPABILITY=8.6"});
+    auto older_driver = setup(
+        "old", {"AITK_ENV_CUDA_DRIVER_VERSION=560.35.03", "AITK_ENV_GPU_COMPUTE_CAPABILITY=8.6"});
     ASSERT_EQ(older_driver.exit_code, 0) << older_driver.err;
     EXPECT_EQ(nlohmann::json::parse(older_driver.out)["target"], "linux-x86_64-cu126");
 
@@ -99,6 +102,30 @@ TEST_F(SetupCli, VerifyListRunAndSyncWorkOnThePrefix) {
     auto sync = run({"sync", "-l", path("env.lock.yml"), "-p", path("p")});
     ASSERT_EQ(sync.exit_code, 0) << sync.err;
     EXPECT_EQ(run({"verify", "-p", path("p")}).exit_code, 0);
+}
+
+// --python PATH of another minor than the default: the lock setup makes is resolved for that
+// interpreter's version, and the prefix is made with it (it used to lock for the default
+// Python and then refuse the interpreter).
+TEST_F(SetupCli, APythonPathIsLockedForThatInterpretersVersion) {
+    const std::string python311 = "/root/.pyenv/versions/3.11.7/bin/python3.11";
+    if (!std::filesystem::exists(python311)) GTEST_SKIP() << "no 3.11.7";
+    fs::write_file_atomic(work.path() / "pure.txt", "requests\n");
+    auto made = run({"setup", "-r", path("pure.txt"), "--project", work.path().string(), "-p",
+                     path("p311"), "--python", python311, "--json"},
+                    {"AITK_ENV_NO_GPU=1"});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    EXPECT_EQ(nlohmann::json::parse(made.out)["python"], python311) << made.out;
+    auto lock_text = fs::read_file(work.path() / "lockfiles" / "pure.lock.yml");
+    EXPECT_NE(lock_text.find("3.11.7"), std::string::npos) << lock_text;
+    EXPECT_TRUE(std::filesystem::exists(work.path() / "p311" / "lib" / "python3.11"));
+
+    auto broken = run({"setup", "-r", path("pure.txt"), "--project", work.path().string(), "-p",
+                       path("none"), "--python", path("no-such-python")},
+                      {"AITK_ENV_NO_GPU=1"});
+    EXPECT_EQ(broken.exit_code, 2) << broken.err;
+    EXPECT_NE(broken.err.find("--python " + path("no-such-python")), std::string::npos)
+        << broken.err;
 }
 
 TEST_F(SetupCli, BadOptionsAreUsageErrors) {

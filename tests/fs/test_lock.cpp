@@ -160,3 +160,20 @@ TEST(FileLock, UnusableLockPathNamesTheFile) {
         EXPECT_NE(std::string(e.what()).find("x.lock"), std::string::npos) << e.what();
     }
 }
+
+TEST(FileLock, TheOwnerRecordLastsWhileTheLockIsHeld) {
+    auto dir = aitk::fs::TempDir::create("lock-test");
+    auto path = dir.path() / "prefix.lock";
+    aitk::fs::FileLock::acquire(path, aitk::fs::LockMode::exclusive).release();
+    const auto old_time = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+    std::filesystem::last_write_time(path, old_time);
+    {
+        auto lock = aitk::fs::FileLock::acquire(path, aitk::fs::LockMode::exclusive);
+        lock.record_owner();
+        EXPECT_EQ(aitk::fs::FileLock::recorded_owner(path), static_cast<long>(::getpid()));
+    }
+    // Released: the file is empty again, so an idle lock file is the same after every run.
+    EXPECT_EQ(aitk::fs::FileLock::recorded_owner(path), std::nullopt);
+    EXPECT_EQ(std::filesystem::file_size(path), 0u);
+    EXPECT_EQ(std::filesystem::last_write_time(path), old_time);
+}

@@ -180,6 +180,15 @@ struct TestPki {
     std::filesystem::path server_key;
 
     static TestPki generate(const std::filesystem::path& dir);
+
+    // Flawed variants (tests/support/test_pki_variants.cpp), each a fresh CA in `dir` and a
+    // server certificate that the CA signed but a client must still refuse: expired (notAfter
+    // a day ago), not yet valid (notBefore a day ahead), or naming only `host` (not 127.0.0.1).
+    static TestPki generate_expired(const std::filesystem::path& dir);
+    static TestPki generate_not_yet_valid(const std::filesystem::path& dir);
+    static TestPki generate_for_host(const std::filesystem::path& dir, const std::string& host);
+    // A server certificate that signs itself; `ca_cert` is a CA that had no part in it.
+    static TestPki generate_self_signed(const std::filesystem::path& dir);
 };
 
 // A port on 127.0.0.1 that nothing listens on (bound, then released): connections are refused.

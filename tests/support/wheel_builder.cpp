@@ -7,6 +7,7 @@
 
 #include "aitk/archive/reader.hpp"
 #include "aitk/archive/writer.hpp"
+#include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/util/strings.hpp"
@@ -192,6 +193,14 @@ std::string pyproject_text(const SdistSpec& spec) {
     return t;
 }
 
+// "name-1.0-py3-none-any.whl" -> {"name", "1.0"}.
+std::optional<std::pair<std::string, std::string>> parse_wheel_filename_parts(
+    std::string_view filename) {
+    auto parts = util::split(filename, '-');
+    if (parts.size() < 5) return std::nullopt;
+    return std::make_pair(std::string(parts[0]), std::string(parts[1]));
+}
+
 }  // namespace
 
 std::string pseudo_random_bytes(std::uint64_t size, std::uint64_t seed) {
@@ -239,7 +248,7 @@ std::string wheel_metadata(const WheelSpec& spec) {
                          spec.requires_dist, spec.provides_extra, spec.extra_metadata);
 }
 
-BuiltArtifact build_wheel(const WheelSpec& spec, const std::filesystem::path& out_dir) {
+std::vector<archive::WriteEntry> wheel_entries(const WheelSpec& spec) {
     const std::string dist = distribution_name(spec.name) + "-" + spec.version;
     const std::string dist_info = dist + ".dist-info/";
     const std::string module = module_name(spec.name);
@@ -299,33 +308,72 @@ BuiltArtifact build_wheel(const WheelSpec& spec, const std::filesystem::path& ou
     }
 
     std::vector<archive::WriteEntry> entries;
-    std::string record;
     for (const auto* group : {&package, &data, &meta}) {
         for (const auto& m : *group) {
-            record += csv_field(m.path) + "," + record_hash(m.content) + "," +
-                      std::to_string(m.content.size()) + "\n";
             auto e = archive::WriteEntry::file(m.path, m.content, m.executable ? 0755 : 0644);
             e.store = m.store;
             entries.push_back(std::move(e));
         }
     }
-    record += csv_field(dist_info + "RECORD") + ",,\n";
-    entries.push_back(archive::WriteEntry::file(dist_info + "RECORD", record));
+    entries.push_back(archive::WriteEntry::file(dist_info + "RECORD", ""));
+    set_record(entries);
+    return entries;
+}
 
+std::string record_line(const std::string& path, const std::string& content) {
+    return csv_field(path) + "," + record_hash(content) + "," + std::to_string(content.size()) +
+           "\n";
+}
+
+void set_record(std::vector<archive::WriteEntry>& entries) {
+    archive::WriteEntry* record_entry = nullptr;
+    for (auto& e : entries) {
+        if (e.type == archive::EntryType::file && e.path.ends_with(".dist-info/RECORD") &&
+            e.path.find('/') + 7 == e.path.size()) {
+            record_entry = &e;
+        }
+    }
+    if (record_entry == nullptr) throw std::invalid_argument("no .dist-info/RECORD member");
+    std::string record;
+    for (const auto& e : entries) {
+        if (e.type != archive::EntryType::file || &e == record_entry) continue;
+        record += record_line(e.path, e.content);
+    }
+    record += csv_field(record_entry->path) + ",,\n";
+    record_entry->content = std::move(record);
+}
+
+BuiltArtifact write_wheel(const std::string& filename, std::vector<archive::WriteEntry> entries,
+                          const std::filesystem::path& out_dir) {
+    std::string metadata;
+    for (const auto& e : entries) {
+        if (e.type == archive::EntryType::file && e.path.ends_with(".dist-info/METADATA")) {
+            metadata = e.content;
+        }
+    }
     stdfs::create_directories(out_dir);
     BuiltArtifact out;
-    out.filename = wheel_filename(spec);
-    out.path = out_dir / out.filename;
+    out.filename = filename;
+    out.path = out_dir / filename;
     archive::WriteOptions options;
     options.sort = false;  // the .dist-info last, RECORD at its end, as wheel tools write it
     archive::write_archive(out.path, archive::Format::zip, std::move(entries), options);
-    out.name = spec.name;
-    out.version = spec.version;
+    if (auto parsed = parse_wheel_filename_parts(filename)) {
+        out.name = parsed->first;
+        out.version = parsed->second;
+    }
     out.sha256 = fs::sha256_file_hex(out.path);
     out.size = stdfs::file_size(out.path);
-    out.requires_python = spec.requires_python;
-    out.metadata = meta.front().content;
+    out.metadata = std::move(metadata);
     out.is_wheel = true;
+    return out;
+}
+
+BuiltArtifact build_wheel(const WheelSpec& spec, const std::filesystem::path& out_dir) {
+    BuiltArtifact out = write_wheel(wheel_filename(spec), wheel_entries(spec), out_dir);
+    out.name = spec.name;
+    out.version = spec.version;
+    out.requires_python = spec.requires_python;
     return out;
 }
 
@@ -359,6 +407,83 @@ BuiltArtifact build_sdist(const SdistSpec& spec, const std::filesystem::path& ou
     out.metadata = pkg_info;
     out.is_wheel = false;
     return out;
+}
+
+namespace {
+
+std::uint32_t get32(const std::string& b, std::size_t at) {
+    if (at + 4 > b.size()) throw std::invalid_argument("zip: read past the end");
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(b[at])) |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + 1])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + 2])) << 16 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + 3])) << 24;
+}
+
+std::uint16_t get16(const std::string& b, std::size_t at) {
+    if (at + 2 > b.size()) throw std::invalid_argument("zip: read past the end");
+    return static_cast<std::uint16_t>(static_cast<unsigned char>(b[at]) |
+                                      static_cast<unsigned char>(b[at + 1]) << 8);
+}
+
+void put32(std::string& b, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+        b[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+}  // namespace
+
+void patch_zip_declared_size(const std::filesystem::path& zip, std::string_view member,
+                             std::uint32_t size) {
+    std::string b = fs::read_file(zip);
+    const std::size_t eocd = b.rfind(std::string("PK\x05\x06", 4));
+    if (eocd == std::string::npos) throw std::invalid_argument("zip: no end of central directory");
+    const std::uint16_t count = get16(b, eocd + 10);
+    std::size_t at = get32(b, eocd + 16);
+    bool found = false;
+    for (std::uint16_t i = 0; i < count; ++i) {
+        if (get32(b, at) != 0x02014b50) throw std::invalid_argument("zip: bad central header");
+        const std::uint16_t flags = get16(b, at + 8);
+        const std::uint32_t compressed = get32(b, at + 20);
+        const std::uint16_t name_len = get16(b, at + 28);
+        const std::size_t next = at + 46 + name_len + get16(b, at + 30) + get16(b, at + 32);
+        if (b.compare(at + 46, name_len, member) == 0) {
+            found = true;
+            put32(b, at + 24, size);
+            const std::size_t local = get32(b, at + 42);
+            if (get32(b, local) != 0x04034b50) throw std::invalid_argument("zip: bad local header");
+            put32(b, local + 22, size);
+            if (flags & 0x8) {
+                std::size_t desc =
+                    local + 30 + get16(b, local + 26) + get16(b, local + 28) + compressed;
+                if (get32(b, desc) == 0x08074b50) desc += 4;
+                put32(b, desc + 8, size);
+            }
+        }
+        at = next;
+    }
+    if (!found) throw std::invalid_argument("zip: no member " + std::string(member));
+    fs::write_file_atomic(zip, b);
+}
+
+void patch_zip_declared_count(const std::filesystem::path& zip, std::uint64_t count) {
+    std::string b = fs::read_file(zip);
+    const std::size_t eocd = b.rfind(std::string("PK\x05\x06", 4));
+    if (eocd == std::string::npos) throw std::invalid_argument("zip: no end of central directory");
+    auto le = [](std::uint64_t v, int width) {
+        std::string out;
+        for (int i = 0; i < width; ++i)
+            out += static_cast<char>((v >> (8 * i)) & 0xff);
+        return out;
+    };
+    const std::uint64_t cd_size = get32(b, eocd + 12);
+    const std::uint64_t cd_offset = get32(b, eocd + 16);
+    std::string record = std::string("PK\x06\x06", 4) + le(44, 8) + le(45, 2) + le(45, 2) +
+                         le(0, 4) + le(0, 4) + le(count, 8) + le(count, 8) + le(cd_size, 8) +
+                         le(cd_offset, 8);
+    std::string locator = std::string("PK\x06\x07", 4) + le(0, 4) + le(eocd, 8) + le(1, 4);
+    std::string end = b.substr(eocd);
+    end[8] = end[9] = end[10] = end[11] = static_cast<char>(0xff);  // see the zip64 record
+    fs::write_file_atomic(zip, b.substr(0, eocd) + record + locator + end);
 }
 
 std::vector<std::string> check_wheel_record(const std::filesystem::path& wheel) {

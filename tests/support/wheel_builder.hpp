@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "aitk/archive/writer.hpp"
+
 namespace aitk::test {
 
 struct FileSpec {
@@ -80,6 +82,27 @@ std::string wheel_metadata(const WheelSpec& spec);
 // Writes the wheel into `out_dir` (created when missing) and returns what it built.
 BuiltArtifact build_wheel(const WheelSpec& spec, const std::filesystem::path& out_dir);
 BuiltArtifact build_sdist(const SdistSpec& spec, const std::filesystem::path& out_dir);
+
+// Hostile wheels are made in three steps: the members build_wheel would write (RECORD last),
+// changed by the test (members added, renamed, dropped, links, duplicates), then written as
+// they are. set_record rewrites the top-level .dist-info/RECORD member to list every file
+// member correctly, so a test breaks only what it means to break.
+std::vector<archive::WriteEntry> wheel_entries(const WheelSpec& spec);
+void set_record(std::vector<archive::WriteEntry>& entries);
+// One RECORD row ("path,sha256=...,size\n") for `content`.
+std::string record_line(const std::string& path, const std::string& content);
+// Writes `entries` in order as the zip `out_dir/filename`; name and version come from the
+// file name, metadata from the first .dist-info/METADATA member.
+BuiltArtifact write_wheel(const std::string& filename, std::vector<archive::WriteEntry> entries,
+                          const std::filesystem::path& out_dir);
+
+// Rewrites the uncompressed size that `zip`'s local header, data descriptor and central
+// directory declare for `member` (its data stays as it is): a member that inflates past what
+// it claims, or claims far more than it holds. Throws when the member is not found.
+void patch_zip_declared_size(const std::filesystem::path& zip, std::string_view member,
+                             std::uint32_t size);
+// Makes `zip`'s end records (a zip64 end record is added) declare `count` members.
+void patch_zip_declared_count(const std::filesystem::path& zip, std::uint64_t count);
 
 // Checks a wheel's RECORD against its members: each listed file's urlsafe-base64 sha256 and
 // size, RECORD itself listed without hash, and every member listed. Empty when all is right,

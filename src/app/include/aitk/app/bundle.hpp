@@ -52,6 +52,9 @@ struct BundleRequest {
     const std::vector<python::StandaloneBuild>* python_builds = nullptr;
     std::string python_mirror;  // AITK_ENV_PYTHON_MIRROR
     NetworkSettings network;
+    // The lock's URLs carry no credentials: those of an index given with user:password (or a
+    // token) also open the files on the index's host (scheme, host and port), as in pip.
+    IndexSettings indexes;
     std::filesystem::path cache_root;
     std::filesystem::path cwd;
     net::TransferObserver* observer = nullptr;

@@ -14,6 +14,7 @@
 #include "aitk/build/git.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/net/observer.hpp"
+#include "aitk/net/options.hpp"
 #include "aitk/net/url_rewrite.hpp"
 #include "aitk/project/project_input.hpp"
 #include "aitk/python/discovery.hpp"
@@ -36,7 +37,18 @@ struct NetworkSettings {
     // Where index pages are really fetched from (--rewrite-url, AITK_ENV_REWRITE_URL, the
     // config files): the lock still names the indexes' own URLs.
     net::UrlRewriteRules rewrite;
+    // AITK_ENV_HTTP_RETRIES: tries after the first failed one (unset: the downloader's own).
+    std::optional<int> retries;
+    // AITK_ENV_HTTP_TIMEOUT: connect timeout, and how long a transfer may stay below the
+    // low-speed limit before it is abandoned (and retried).
+    std::optional<std::chrono::seconds> timeout;
+    // AITK_ENV_HTTP_RETRY_DELAY_MS: the first backoff wait (later ones grow from it).
+    std::optional<std::chrono::milliseconds> retry_delay;
 };
+
+// The downloader knobs these settings stand for (concurrency, CA bundle, retries, timeouts);
+// every command that downloads builds its net::Downloader from this.
+net::DownloaderOptions downloader_options(const NetworkSettings& network);
 
 // Which input; at most one of manifest / requirements / conda_file (none: the built-in
 // manifest).

@@ -19,6 +19,7 @@
 
 #include "aitk/app/artifact_locations.hpp"
 #include "aitk/app/lock.hpp"
+#include "aitk/fs/lock.hpp"
 #include "aitk/install/installed.hpp"
 #include "aitk/install/layout.hpp"
 #include "aitk/install/wheel_install.hpp"
@@ -80,7 +81,15 @@ struct SyncRequest {
     // Told once when another aitk-env holds the prefix and this one waits for it; empty: a
     // line on stderr.
     std::function<void(const std::string&)> notice;
+    // The prefix lock, when the caller holds it (setup keeps it from making the venv to the
+    // smoke test, see lock_prefix_for_change); null: sync takes it for its own change.
+    const fs::FileLock* prefix_lock = nullptr;
 };
+
+// The prefix's exclusive lock; when another aitk-env holds it, `notice` (empty: stderr) is told
+// "waiting for another aitk-env (pid N) using PREFIX..." once, and this one waits.
+fs::FileLock lock_prefix_for_change(const install::PrefixLayout& layout,
+                                    const std::function<void(const std::string&)>& notice);
 
 struct SyncOutcome {
     SyncPlan plan;

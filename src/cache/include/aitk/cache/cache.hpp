@@ -11,7 +11,9 @@
 //
 // An entry appears only complete: it is built in tmp/, verified, then renamed into place, so
 // concurrent aitk-env processes never see half an entry, and a crash leaves only tmp/ debris
-// that `prune` removes.
+// that `prune` removes. Small files replaced in place outside the store (the probe cache,
+// interpreters.json) may keep a temporary sibling after a kill: the next setup or sync sweeps it
+// (sweep_interrupted_writes in maintenance.hpp).
 #include <filesystem>
 #include <functional>
 #include <optional>

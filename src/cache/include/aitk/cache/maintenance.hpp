@@ -48,6 +48,13 @@ struct PruneReport {
 // Throws util::Error when the lock is not free within lock_timeout.
 PruneReport prune(const Cache& cache, const PruneOptions& options = {});
 
+// Removes what killed processes left beside the small files replaced in place outside tmp/
+// (the probe cache, interpreters.json): files with temporary names (fs::is_temp_name) in the
+// root, in its folders other than the layout's, and in the layout's base folder. A live writer
+// whose temporary file is taken writes it again (fs::write_file_atomic), so this needs no lock;
+// every setup and sync runs it. Returns how many were removed.
+std::size_t sweep_interrupted_writes(const Cache& cache);
+
 // Empties the given kinds (all when empty); returns what was removed.
 CacheInfo clean(const Cache& cache, const std::vector<Kind>& kinds = {},
                 std::chrono::milliseconds lock_timeout = std::chrono::seconds(10));

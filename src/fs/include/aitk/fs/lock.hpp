@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <utility>
 
 namespace aitk::fs {
 
@@ -35,6 +36,15 @@ class FileLock {
     FileLock& operator=(const FileLock&) = delete;
     ~FileLock();
 
+    // Writes this process's id into the lock file, so that a process waiting for an exclusive
+    // lock can say whom it waits for (recorded_owner). Best effort: a failure is ignored.
+    // release() empties the file again and puts its modification time back, so an idle lock
+    // file is the same after every run (a prefix a failed run left alone is unchanged).
+    void record_owner() noexcept;
+    // The process id the last exclusive holder recorded; nothing when none was recorded or the
+    // file cannot be read. The holder may have ended since (the id then names no process).
+    static std::optional<long> recorded_owner(const std::filesystem::path& lock_file);
+
     // Unlocks early; the destructor then does nothing.
     void release() noexcept;
     bool held() const noexcept { return handle_ != invalid_handle; }
@@ -56,6 +66,8 @@ class FileLock {
     std::filesystem::path path_;
     Handle handle_ = invalid_handle;
     LockMode mode_ = LockMode::exclusive;
+    // The file's modification time before record_owner wrote into it (seconds, nanoseconds).
+    std::optional<std::pair<long long, long>> mtime_before_owner_;
 };
 
 }  // namespace aitk::fs

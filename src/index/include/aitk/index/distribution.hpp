@@ -62,6 +62,9 @@ struct SkippedFile {
     std::string filename;
     std::string url;
     std::string reason;
+    // The entry itself is broken (a JSON field of the wrong type, no url), rather than a file
+    // that is merely not for this project or not a wheel or sdist.
+    bool malformed = false;
 };
 
 enum class PageFormat { html, json, directory };

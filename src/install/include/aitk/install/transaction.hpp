@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,16 +50,25 @@ RecoveryOutcome recover_prefix(const PrefixLayout& layout);
 // commit half done.
 std::filesystem::path prefix_lock_file(const PrefixLayout& layout);
 
+// Takes <state>/lock exclusively (blocking; `on_wait` is called once, with the id of the process
+// that holds it when it recorded one, if another process holds it) and records this process as
+// its holder. For a caller that changes the prefix around a transaction (setup makes the venv
+// first and writes the shims after): it passes the lock to PrefixTransaction::begin.
+fs::FileLock lock_prefix(const PrefixLayout& layout,
+                         const std::function<void(std::optional<long> holder)>& on_wait = {});
+
 // A change was interrupted (<state>/txn exists) and waits for the next change to recover it.
 bool has_interrupted_transaction(const PrefixLayout& layout);
 
 class PrefixTransaction {
   public:
     // Takes the prefix lock (blocking; `on_wait` is called once if another process holds it),
-    // recovers an interrupted transaction, and starts an empty staging area.
+    // recovers an interrupted transaction, and starts an empty staging area. With `held` (the
+    // caller's lock_prefix, kept for longer than the transaction) no lock is taken.
     static PrefixTransaction begin(const PrefixLayout& layout,
                                    const std::function<void()>& on_wait = {},
-                                   TransactionStepHook hook = {});
+                                   TransactionStepHook hook = {},
+                                   const fs::FileLock* held = nullptr);
 
     PrefixTransaction(PrefixTransaction&&) noexcept;
     PrefixTransaction& operator=(PrefixTransaction&&) noexcept;

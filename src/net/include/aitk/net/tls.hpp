@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "aitk/net/options.hpp"
 
@@ -20,6 +21,12 @@ using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 // ignored); nullopt means libcurl's system store. Throws util::InputError naming the source
 // when the chosen file does not exist.
 std::optional<CaBundle> resolve_ca_bundle(const DownloaderOptions& options, const EnvLookup& env);
+
+// What a certificate failure means and how to fix it, from libcurl's message: an expired or not
+// yet valid certificate is the server's (or this machine's clock's) problem, one for another
+// host name is the URL's, and only an unknown issuer is fixed by trusting its CA. Appended to
+// the error message of a transfer that failed verification.
+std::string explain_certificate_failure(std::string_view curl_message);
 
 // getenv, with empty values treated as unset.
 std::optional<std::string> process_env(const char* name);

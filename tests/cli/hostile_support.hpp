@@ -1,0 +1,219 @@
+#pragma once
+// What the hostile-input tests share: a fingerprint of a folder tree (so "a refused input
+// changed nothing" is checked on every path, type, mode, byte and link target), the
+// environment that keeps the binary away from the machine's own GPU, proxies and
+// configuration, and a helper that reads a refusal.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "aitk/fs/file.hpp"
+#include "aitk/fs/hash.hpp"
+#include "aitk/fs/temp.hpp"
+#include "http_server.hpp"
+#include "mirror_builder.hpp"
+#include "run_cli.hpp"
+#include "wheel_builder.hpp"
+
+namespace aitk::test {
+
+// Relative '/'-separated path -> "type mode content-digest-or-link-target".
+using TreeState = std::map<std::string, std::string>;
+
+// Every entry under `root` (nothing when `root` does not exist); paths in `skip` (relative)
+// and everything below them are left out: a cache's lock and staging files.
+inline TreeState tree_state(const std::filesystem::path& root,
+                            const std::vector<std::string>& skip = {}) {
+    namespace stdfs = std::filesystem;
+    TreeState state;
+    std::error_code ec;
+    if (!stdfs::exists(stdfs::symlink_status(root, ec))) return state;
+    auto it = stdfs::recursive_directory_iterator(root, stdfs::directory_options::none, ec);
+    for (; !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
+        const std::string rel = it->path().lexically_relative(root).generic_string();
+        bool skipped = false;
+        for (const auto& s : skip)
+            skipped |= rel == s || rel.starts_with(s + "/");
+        if (skipped) {
+            if (it->is_directory(ec) && !it->is_symlink(ec)) it.disable_recursion_pending();
+            continue;
+        }
+        struct stat st {};
+        if (::lstat(it->path().c_str(), &st) != 0) {
+            state[rel] = "vanished";
+            continue;
+        }
+        std::string mode = std::to_string(st.st_mode & 07777);
+        if (S_ISLNK(st.st_mode)) {
+            state[rel] = "link " + stdfs::read_symlink(it->path(), ec).string();
+        } else if (S_ISDIR(st.st_mode)) {
+            state[rel] = "dir " + mode;
+        } else if (S_ISREG(st.st_mode)) {
+            state[rel] = "file " + mode + " " + fs::sha256_file_hex(it->path());
+        } else {
+            state[rel] = "special " + std::to_string(st.st_mode);
+        }
+    }
+    return state;
+}
+
+// The entries that differ, one per line: "+ path", "- path", "~ path".
+inline std::string tree_diff(const TreeState& before, const TreeState& after) {
+    std::string out;
+    for (const auto& [path, what] : before) {
+        auto it = after.find(path);
+        if (it == after.end()) {
+            out += "- " + path + " (" + what + ")\n";
+        } else if (it->second != what) {
+            out += "~ " + path + " (" + what + " -> " + it->second + ")\n";
+        }
+    }
+    for (const auto& [path, what] : after) {
+        if (!before.count(path)) out += "+ " + path + " (" + what + ")\n";
+    }
+    return out;
+}
+
+// A cache's own coordination files: locks and staging, which any run may leave.
+inline const std::vector<std::string> cache_scratch = {"v1/tmp", "v1/locks", "v1/.lock"};
+// A prefix's lock file, which names its last holder.
+inline const std::vector<std::string> prefix_scratch = {".aitk-env/lock"};
+
+inline std::vector<std::string> isolated_environment(const std::filesystem::path& work,
+                                                     const std::string& python_bin) {
+    return {"-u http_proxy",
+            "-u https_proxy",
+            "-u HTTPS_PROXY",
+            "-u HTTP_PROXY",
+            "-u ALL_PROXY",
+            "-u all_proxy",
+            "-u AITK_ENV_TORCH_BACKEND",
+            "-u AITK_ENV_INDEX_URL",
+            "-u AITK_ENV_REWRITE_URL",
+            "PATH=" + python_bin + ":/usr/bin:/bin",
+            "PYENV_ROOT=/nonexistent",
+            "AITK_ENV_NO_GPU=1",
+            "AITK_ENV_NVIDIA_SOURCES=nvidia-smi",
+            "AITK_ENV_NVIDIA_SMI=/nonexistent",
+            "XDG_CONFIG_HOME=" + shell_quote((work / "xdg").string()),
+            "AITK_ENV_SYSTEM_CONFIG_DIR=" + shell_quote((work / "etc").string())};
+}
+
+// Whether `text` holds every one of `parts`; the missing ones are listed in `missing`.
+inline bool mentions_all(const std::string& text, const std::vector<std::string>& parts,
+                         std::string& missing) {
+    missing.clear();
+    for (const auto& p : parts) {
+        if (text.find(p) == std::string::npos) missing += "'" + p + "' ";
+    }
+    return missing.empty();
+}
+
+inline const std::string hostile_python_bin = "/root/.pyenv/versions/3.11.7/bin";
+
+// What every hostile test starts from, made once per suite: a mirror holding "victim 1.0"
+// (served at "/"), its lock (one Linux CPU target, Python 3.11.7), and a prefix set up from that
+// lock, beside an empty folder "outside" that nothing may ever write to.
+class VictimWorld {
+  public:
+    VictimWorld() {
+        namespace stdfs = std::filesystem;
+        for (const char* dir : {"xdg", "etc", "outside"})
+            stdfs::create_directories(path(dir));
+        MirrorBuilder mirror(path("mirror"));
+        mirror.add_index("simple");
+        WheelSpec spec;
+        spec.name = "victim";
+        spec.version = "1.0";
+        victim = mirror.add_wheel("simple", spec).artifact;
+        mirror.write();
+        server.serve_directory(path("mirror"), "/");
+        fs::write_file_atomic(path("requirements.txt"), "victim\n");
+        auto locked = cli({"lock", "-r", path("requirements.txt").string(), "-o",
+                           path("env.lock.yml").string(), "--python", "3.11.7", "--target",
+                           "linux-x86_64-cpu"});
+        if (locked.exit_code != 0) {
+            error = "lock: " + locked.err;
+            return;
+        }
+        lock_text = fs::read_file(path("env.lock.yml"));
+        auto made =
+            cli({"setup", "-l", path("env.lock.yml").string(), "-p", path("prefix").string(),
+                 "--python", hostile_python_bin + "/python3.11", "--no-smoke-test"});
+        if (made.exit_code != 0) error = "setup: " + made.err;
+    }
+
+    static bool available() { return std::filesystem::exists(hostile_python_bin + "/python3.11"); }
+
+    std::filesystem::path path(const std::string& name) const { return work.path() / name; }
+
+    // The binary with this world's cache and environment, asking the world's index.
+    CliResult cli(std::vector<std::string> args) const {
+        return cli_with_index(std::move(args), server.url("/simple/"));
+    }
+    // The same with another index, or none ("": commands that install from a lock, which would
+    // otherwise look the locked files up on the index).
+    CliResult cli_with_index(std::vector<std::string> args, const std::string& index_url) const {
+        std::vector<std::string> global = {"--no-progress", "--cache-dir", path("cache").string()};
+        if (!index_url.empty()) {
+            global.push_back("--index-url");
+            global.push_back(index_url);
+        }
+        args.insert(args.begin(), global.begin(), global.end());
+        return run_cli(args, "", isolated_environment(work.path(), hostile_python_bin));
+    }
+
+    // Everything a refused command must leave as it was.
+    struct State {
+        TreeState prefix;
+        TreeState cache;
+        TreeState around;  // the work folder: "outside", inputs, anything a command writes
+    };
+
+    State state() const {
+        return {tree_state(path("prefix"), prefix_scratch),
+                tree_state(path("cache"), cache_scratch),
+                tree_state(work.path(), {"prefix", "cache", "mirror"})};
+    }
+
+    // "" when nothing changed, else what did, by tree. `fetched_sha256` names an artifact
+    // the command downloaded with the hash the lock asked for: its (verified) copy in the
+    // download cache is the one change allowed.
+    // `valid_pages`: the command read a valid index page (refusing what it points to), so
+    // the page's entry in the HTTP cache may appear too.
+    static std::string changes(const State& before, const State& after,
+                               const std::string& fetched_sha256 = {}, bool valid_pages = false) {
+        TreeState cache = after.cache;
+        if (valid_pages) {
+            std::erase_if(cache, [&](const auto& item) {
+                return item.first.starts_with("v1/http") && !before.cache.count(item.first);
+            });
+        }
+        if (!fetched_sha256.empty()) {
+            const std::string shard = "v1/artifacts/sha256/" + fetched_sha256.substr(0, 2);
+            const std::string entry = shard + "/" + fetched_sha256.substr(2);
+            std::erase_if(cache, [&](const auto& item) {
+                return item.first == entry || item.first.starts_with(entry + "/") ||
+                       (item.first == shard && !before.cache.count(shard)) ||
+                       (item.first == "v1/artifacts" && !before.cache.count(item.first)) ||
+                       (item.first == "v1/artifacts/sha256" && !before.cache.count(item.first));
+            });
+        }
+        std::string out;
+        if (auto d = tree_diff(before.prefix, after.prefix); !d.empty()) out += "prefix:\n" + d;
+        if (auto d = tree_diff(before.cache, cache); !d.empty()) out += "cache:\n" + d;
+        if (auto d = tree_diff(before.around, after.around); !d.empty()) out += "around:\n" + d;
+        return out;
+    }
+
+    fs::TempDir work = fs::TempDir::create("aitk-hostile");
+    HttpServer server;
+    std::string lock_text;  // the lock of victim 1.0
+    BuiltArtifact victim;
+    std::string error;  // why the world could not be made
+};
+
+}  // namespace aitk::test
