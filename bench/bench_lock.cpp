@@ -9,10 +9,13 @@
 // Usage: bench_lock --aitk-env PATH --python PATH [--rounds N] [--seed N] [--keep]
 //                   [--memory-cache DIR]   (tmpfs for one more cold lock; default /dev/shm,
 //                                           "" for none)
+//                   [--results FILE]   (append every run, with its peak RSS measured by GNU
+//                                       time, to FILE for bench/report.sh)
 //        bench_lock --serve [--seed N]   (build and serve the universe until Enter)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -37,6 +40,7 @@
 #include "aitk/util/subprocess.hpp"
 #include "generated_scenario.hpp"
 #include "http_server.hpp"
+#include "results_file.hpp"
 
 namespace {
 
@@ -51,12 +55,14 @@ struct Options {
     bool keep = false;
     bool serve = false;
     std::string memory_cache;  // a tmpfs folder for one more cold run ("" = none)
+    std::string results;       // where runs are appended for bench/report.sh ("" = nowhere)
 };
 
 [[noreturn]] void usage(const char* message) {
     std::fprintf(stderr,
                  "bench_lock: %s\nusage: bench_lock --aitk-env PATH --python PATH [--rounds N] "
-                 "[--seed N] [--keep] [--memory-cache DIR]\n       bench_lock --serve [--seed N]\n",
+                 "[--seed N] [--keep] [--memory-cache DIR] [--results FILE]\n       bench_lock "
+                 "--serve [--seed N]\n",
                  message);
     std::exit(2);
 }
@@ -85,6 +91,8 @@ Options parse_options(int argc, char** argv) {
             o.serve = true;
         } else if (arg == "--memory-cache") {
             o.memory_cache = value();
+        } else if (arg == "--results") {
+            o.results = value();
         } else {
             usage(("unknown argument " + arg).c_str());
         }
@@ -150,14 +158,31 @@ struct Timed {
     std::size_t requests = 0;
     std::uint64_t bytes = 0;
     std::string out;
+    long peak_rss_kib = -1;  // -1: not measured
 };
 
-Timed run_timed(const aitk::util::ProcessRequest& request, HttpServer& server) {
+// GNU time reports the peak RSS of its own child, which it forks while small: wait4 on a child
+// of this process would also count this process's RSS (kept in the child's high-water mark
+// across exec), and the universe makes it large.
+constexpr const char* gnu_time = "/usr/bin/time";
+
+Timed run_timed(aitk::util::ProcessRequest request, HttpServer& server,
+                const stdfs::path& rss_file = {}) {
+    if (!rss_file.empty()) {
+        request.argv.insert(request.argv.begin(), {gnu_time, "-f", "%M", "-o", rss_file.string()});
+    }
     server.clear_log();
     const auto start = Clock::now();
     auto result = aitk::util::run_process(request);
     Timed t;
     t.seconds = seconds_since(start);
+    if (!rss_file.empty()) {
+        std::istringstream lines(aitk::fs::read_file(rss_file));
+        std::string line, last;
+        while (std::getline(lines, line))
+            if (!line.empty()) last = line;
+        t.peak_rss_kib = std::atol(last.c_str());
+    }
     if (!result) {
         std::fprintf(stderr, "bench_lock: cannot run %s: %s\n", request.argv[0].c_str(),
                      result.error().message.c_str());
@@ -292,6 +317,14 @@ int main(int argc, char** argv) {
     }
 
     const std::string python = python_version(options.python);
+    aitk::bench::ResultsFile results(options.results);
+    if (results.enabled() && ::access(gnu_time, X_OK) != 0) {
+        std::fprintf(stderr, "bench_lock: --results needs GNU time (%s): apt-get install time\n",
+                     gnu_time);
+        return 2;
+    }
+    // Where GNU time leaves each run's peak RSS ("" = not measured).
+    const stdfs::path rss_file = results.enabled() ? work.path() / "peak-rss" : stdfs::path();
     const stdfs::path cache = work.path() / "aitk-cache";
     const stdfs::path lockfile = work.path() / "bench.lock.yml";
     const stdfs::path pip_cache = work.path() / "pip-cache";
@@ -340,18 +373,18 @@ int main(int argc, char** argv) {
         std::error_code ec;
         stdfs::remove_all(cache, ec);
         stdfs::remove(lockfile, ec);
-        const Timed cold = run_timed(aitk_run(cache), server);
+        const Timed cold = run_timed(aitk_run(cache), server, rss_file);
         if (round == 1) cold_requests = server.requests();
         stdfs::remove(lockfile, ec);
-        const Timed warm = run_timed(aitk_run(cache), server);
+        const Timed warm = run_timed(aitk_run(cache), server, rss_file);
         if (memory) {
             stdfs::remove(lockfile, ec);
             stdfs::remove_all(memory->path() / "cache", ec);
             aitk_memory.push_back(run_timed(aitk_run(memory->path() / "cache"), server).seconds);
         }
         const auto ours = locked_versions(lockfile);
-        const Timed pc = run_timed(pip_run(false), server);
-        const Timed pw = run_timed(pip_run(true), server);
+        const Timed pc = run_timed(pip_run(false), server, rss_file);
+        const Timed pw = run_timed(pip_run(true), server, rss_file);
         const auto theirs = pip_versions(pc.out);
         // The same work: the same packages, give or take the few a conflict lets two correct
         // resolvers choose differently (tests/app/test_lock_vs_pip.cpp shows such cases).
@@ -386,6 +419,24 @@ int main(int argc, char** argv) {
         aitk_warm.push_back(warm.seconds);
         pip_cold.push_back(pc.seconds);
         pip_warm.push_back(pw.seconds);
+        // After the check above: only runs that did the same work are reported.
+        results.run("lock_cold", "aitk", cold.seconds, cold.peak_rss_kib);
+        results.run("lock_warm", "aitk", warm.seconds, warm.peak_rss_kib);
+        results.run("lock_cold", "ref", pc.seconds, pc.peak_rss_kib);
+        results.run("lock_warm", "ref", pw.seconds, pw.peak_rss_kib);
+        if (round == 1) {
+            results.command("lock_cold", "aitk", aitk_run(cache).argv);
+            results.command("lock_warm", "aitk", aitk_run(cache).argv);
+            results.command("lock_cold", "ref", pip_run(false).argv);
+            results.command("lock_warm", "ref", pip_run(true).argv);
+            results.info("lock_universe", std::to_string(universe.projects.size()) + " projects, " +
+                                              std::to_string(universe.wheel_count()) + " wheels, " +
+                                              std::to_string(universe.requirements.size()) +
+                                              " root requirements");
+            results.info("lock_packages", std::to_string(ours.size()));
+            results.info("lock_differences", std::to_string(differ.size()));
+            results.info("lock_python", python);
+        }
     }
     const double floor = replay(cold_requests, server);
     const long long overflows = listen_overflows() - overflows_before;

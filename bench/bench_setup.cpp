@@ -4,13 +4,16 @@
 //   cold   `aitk-env setup -l LOCK` with an empty cache  vs  `python -m venv` + `pip install
 //          --require-hashes -r` (the lock's own pip lines) with an empty pip cache;
 //   warm   both again into new prefixes, with the caches the cold runs filled;
-//   no-op  `aitk-env sync -l LOCK -p PREFIX` on the finished prefix (median of N).
+//   no-op  `aitk-env sync -l LOCK -p PREFIX` on the finished prefix (median of N);
+//   floor  `cp -al` of the warm prefix's site-packages: what any warm install has to do at least.
 // Prints times, ratios and each goal's PASS/FAIL; peak RSS of every aitk-env process comes
 // from wait4's rusage. The machine is a CUDA 13 box described by doctor's overrides (no GPU
 // is probed), so the lock's linux-x86_64-cu130 target is chosen as on a real one.
 //
 // Usage: bench_setup --aitk-env PATH --python PATH [--mirror-cache DIR] [--work-dir DIR]
 //                    [--seed N] [--scale X] [--sync-rounds N] [--pip-no-compile] [--keep]
+//                    [--results FILE]   (append every run to FILE for bench/report.sh, see
+//                                        bench/results_file.hpp)
 //                    [--serve]   (make the universe and the lock, serve them until Enter or a
 //                                 signal, and print how to run either side by hand)
 #include <arpa/inet.h>
@@ -40,6 +43,7 @@
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/strings.hpp"
 #include "http_server.hpp"
+#include "results_file.hpp"
 #include "setup_scenario.hpp"
 
 extern char** environ;
@@ -56,6 +60,7 @@ struct Options {
     std::string python;
     stdfs::path mirror_cache;
     stdfs::path work_dir;
+    std::string results;
     aitk::bench::ScenarioParameters scenario;
     int sync_rounds = 5;
     bool pip_no_compile = false;
@@ -67,7 +72,7 @@ struct Options {
     std::fprintf(stderr,
                  "bench_setup: %s\nusage: bench_setup --aitk-env PATH --python PATH "
                  "[--mirror-cache DIR] [--work-dir DIR] [--seed N] [--scale X] "
-                 "[--sync-rounds N] [--pip-no-compile] [--keep] [--serve]\n",
+                 "[--sync-rounds N] [--pip-no-compile] [--keep] [--serve] [--results FILE]\n",
                  message.c_str());
     std::exit(2);
 }
@@ -114,6 +119,8 @@ Options parse_options(int argc, char** argv) {
             o.keep = true;
         } else if (arg == "--serve") {
             o.serve = true;
+        } else if (arg == "--results") {
+            o.results = value();
         } else {
             usage("unknown argument " + arg);
         }
@@ -358,9 +365,12 @@ struct PrefixCount {
     std::size_t distributions = 0;
 };
 
-PrefixCount count_site_packages(const stdfs::path& prefix, const std::string& python_xy) {
+stdfs::path site_packages(const stdfs::path& prefix, const std::string& python_xy) {
+    return prefix / "lib" / ("python" + python_xy) / "site-packages";
+}
+
+PrefixCount count_tree(const stdfs::path& site) {
     PrefixCount c;
-    const stdfs::path site = prefix / "lib" / ("python" + python_xy) / "site-packages";
     for (auto it = stdfs::recursive_directory_iterator(site);
          it != stdfs::recursive_directory_iterator(); ++it) {
         const std::string name = it->path().filename().string();
@@ -377,6 +387,10 @@ PrefixCount count_site_packages(const stdfs::path& prefix, const std::string& py
         if (!name.ends_with(".pyc")) ++c.files;
     }
     return c;
+}
+
+PrefixCount count_site_packages(const stdfs::path& prefix, const std::string& python_xy) {
+    return count_tree(site_packages(prefix, python_xy));
 }
 
 // The machine's load (1, 5, 15 minutes): other work on it skews both sides' times.
@@ -398,6 +412,7 @@ int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it comes, also into a file
     Spawner spawn_helper;
     spawner = &spawn_helper;
+    aitk::bench::ResultsFile results(options.results);
     for (const char* name : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
                              "no_proxy", "NO_PROXY"}) {
         ::unsetenv(name);
@@ -479,6 +494,12 @@ int main(int argc, char** argv) {
     aitk::fs::write_file_atomic(pip_requirements, aitk::util::join(pip.lines, "\n") + "\n");
     std::printf("locked %zu packages for %s (Python %s) in %.2f s\n", target->packages.size(),
                 lock_target, python_version.c_str(), locked.seconds);
+    char universe[128];
+    std::snprintf(universe, sizeof universe, "%zu wheels, %zu files, %.2f GB of wheels",
+                  info.wheels, info.files, gb);
+    results.info("setup_universe", universe);
+    results.info("setup_python", python_version);
+    results.info("setup_target", lock_target);
     std::fflush(stdout);
     if (options.serve) {
         std::printf(
@@ -512,15 +533,16 @@ int main(int argc, char** argv) {
         }
         m.served_mib = bytes / 1048576.0;
     };
-    auto setup = [&](const std::string& name) {
+    auto setup = [&](const std::string& name, const std::string& key) {
         settle_disk();
         server.clear_log();
         Measured m;
-        m.run = run_measured(
+        const auto argv =
             aitk_argv(aitk_cache, {"setup", "-l", lockfile.string(), "-p", (w / name).string(),
-                                   "--python", options.python, "--no-smoke-test"}),
-            aitk_env, logs / name);
+                                   "--python", options.python, "--no-smoke-test"});
+        m.run = run_measured(argv, aitk_env, logs / name);
         served(m);
+        results.command(key, "aitk", argv);
         auto json = nlohmann::json::parse(m.run.out);
         const auto& sync = json.at("sync");
         if (json.at("target") != lock_target || sync.at("install").size() != info.wheels) {
@@ -531,7 +553,7 @@ int main(int argc, char** argv) {
                  std::to_string(sync.value("downloaded", 0)) + " downloaded";
         return m;
     };
-    auto pip_install = [&](const std::string& name) {
+    auto pip_install = [&](const std::string& name, const std::string& key) {
         settle_disk();
         server.clear_log();
         Measured m;
@@ -546,6 +568,10 @@ int main(int argc, char** argv) {
         if (options.pip_no_compile) a.push_back("--no-compile");
         Run installed = run_measured(a, plain_env, logs / name);
         served(m);
+        results.command(
+            key, "ref",
+            aitk::bench::ResultsFile::quote({options.python, "-m", "venv", venv.string()}) +
+                " && " + aitk::bench::ResultsFile::quote(a));
         m.run.seconds = made.seconds + installed.seconds;
         m.run.peak_rss_kib = std::max(made.peak_rss_kib, installed.peak_rss_kib);
         char note[96];
@@ -565,10 +591,16 @@ int main(int argc, char** argv) {
     // inodes freed in the last ~30 s one by one (recently_deleted() in find_inode_bit()), so a
     // big deletion would slow down whichever run comes next.
     std::printf("runs (load average before: %s):\n", load_average().c_str());
-    const Measured aitk_cold = setup("setup-cold");
+    const Measured aitk_cold = setup("setup-cold", "setup_cold");
     report_run("aitk-env setup, empty cache", aitk_cold);
-    const Measured pip_cold = pip_install("pip-cold");
+    const Measured pip_cold = pip_install("pip-cold", "setup_cold");
     report_run("venv + pip install, empty pip cache", pip_cold);
+    {
+        const Run pip_version =
+            run_measured({(w / "pip-cold" / "bin" / "python").string(), "-m", "pip", "--version"},
+                         plain_env, logs / "pip-version");
+        results.info("setup_pip", std::string(aitk::util::trim(pip_version.out)));
+    }
     // Both did the same work (pip's own files and .pyc files aside).
     const auto ours = count_site_packages(w / "setup-cold", python_xy);
     const auto theirs = count_site_packages(w / "pip-cold", python_xy);
@@ -578,17 +610,34 @@ int main(int argc, char** argv) {
         fail("an installer left distributions out");
     }
 
-    const Measured aitk_warm = setup("setup-warm");
+    const Measured aitk_warm = setup("setup-warm", "setup_warm");
     report_run("aitk-env setup, warm cache, new prefix", aitk_warm);
-    const Measured pip_warm = pip_install("pip-warm");
+    const Measured pip_warm = pip_install("pip-warm", "setup_warm");
     report_run("venv + pip install, warm pip cache", pip_warm);
+
+    // The floor of a warm install: hard links of the finished tree, nothing read or checked.
+    settle_disk();
+    const std::vector<std::string> cp_argv = {"/bin/cp", "-al",
+                                              site_packages(w / "setup-warm", python_xy).string(),
+                                              (w / "cp-al-site-packages").string()};
+    const Run floor = run_measured(cp_argv, plain_env, logs / "cp-al");
+    const auto linked = count_tree(w / "cp-al-site-packages");
+    const auto warm_tree = count_site_packages(w / "setup-warm", python_xy);
+    if (linked.files != warm_tree.files || linked.distributions != warm_tree.distributions) {
+        fail("cp -al copied " + std::to_string(linked.files) + " files, the prefix has " +
+             std::to_string(warm_tree.files));
+    }
+    std::printf("  %-40s %8.3f s  %7.1f MiB RSS  (%zu files)\n", "cp -al of the warm site-packages",
+                floor.seconds, mib(floor.peak_rss_kib), linked.files);
+    results.command("floor", "ref", cp_argv);
 
     std::vector<double> syncs;
     long sync_rss = 0;
+    const auto sync_argv =
+        aitk_argv(aitk_cache, {"sync", "-l", lockfile.string(), "-p", (w / "setup-warm").string()});
+    results.command("sync_noop", "aitk", sync_argv);
     for (int i = 0; i < options.sync_rounds; ++i) {
-        Run r = run_measured(aitk_argv(aitk_cache, {"sync", "-l", lockfile.string(), "-p",
-                                                    (w / "setup-warm").string()}),
-                             aitk_env, logs / ("sync-" + std::to_string(i)));
+        Run r = run_measured(sync_argv, aitk_env, logs / ("sync-" + std::to_string(i)));
         auto json = nlohmann::json::parse(r.out);
         if (!json.at("install").empty() || !json.at("reinstall").empty() ||
             !json.at("remove").empty()) {
@@ -596,6 +645,7 @@ int main(int argc, char** argv) {
         }
         syncs.push_back(r.seconds);
         sync_rss = std::max(sync_rss, r.peak_rss_kib);
+        results.run("sync_noop", "aitk", r.seconds, r.peak_rss_kib);
     }
     std::string sync_list;
     for (double s : syncs)
@@ -606,6 +656,13 @@ int main(int argc, char** argv) {
                 sync_median, mib(sync_rss), sync_list.c_str());
 
     std::printf("  load average after: %s\n", load_average().c_str());
+
+    // Written only now, when every check above has passed.
+    results.run("setup_cold", "aitk", aitk_cold.run.seconds, aitk_cold.run.peak_rss_kib);
+    results.run("setup_cold", "ref", pip_cold.run.seconds, pip_cold.run.peak_rss_kib);
+    results.run("setup_warm", "aitk", aitk_warm.run.seconds, aitk_warm.run.peak_rss_kib);
+    results.run("setup_warm", "ref", pip_warm.run.seconds, pip_warm.run.peak_rss_kib);
+    results.run("floor", "ref", floor.seconds, floor.peak_rss_kib);
 
     // ---- the verdict ----
     const long aitk_rss =

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Turns the records bench/report.sh collected (bench/results_file.hpp's format) into the
+Markdown report and the gnuplot script of bench/results/ratios.png.
+
+Usage: report_table.py RESULTS.tsv REPORT.md PLOT_DIR [--replace TEXT=NAME]...
+  PLOT_DIR receives ratios.dat and ratios.gp (gnuplot writes PLOT_DIR/ratios.png from them).
+  --replace shortens the commands: every TEXT becomes NAME (the run's temporary folder, ...).
+Exit 1 when a measurement the report needs has no runs.
+"""
+import re
+import statistics
+import sys
+
+# Rows of the table: key of the aitk-env side, key of the reference side, what each side is.
+# The ratio is always reference time / aitk-env time (> 1: aitk-env is faster).
+ROWS = [
+    ("lock_cold", "lock_cold", "lock, empty caches",
+     "`aitk-env lock`, empty cache", "`pip install --dry-run --ignore-installed --report -`, "
+     "`--no-cache-dir`"),
+    ("lock_warm", "lock_warm", "lock, warm caches",
+     "`aitk-env lock`, its cache from the cold run", "the same pip command, pip's warm cache"),
+    ("setup_cold", "setup_cold", "setup, empty caches",
+     "`aitk-env setup -l LOCK`, empty cache", "`python -m venv` + `pip install --require-hashes`, "
+     "empty pip cache"),
+    ("setup_warm", "setup_warm", "setup, warm caches, new prefix",
+     "`aitk-env setup -l LOCK`, warm cache", "`python -m venv` + `pip install --require-hashes`, "
+     "warm pip cache"),
+    ("sync_noop", None, "no-op sync", "`aitk-env sync -l LOCK -p PREFIX` on an up-to-date prefix",
+     "(none)"),
+    ("setup_warm", "floor", "warm setup vs cp -al (the floor)",
+     "`aitk-env setup`, warm cache (as above)", "`cp -al` of the installed site-packages"),
+    ("download", "download", "download (the setup wheels)",
+     "aitk-env's downloader (`bench_net`, sha256 verified)", "`curl --parallel --parallel-max 8`"),
+]
+
+
+def read_records(path):
+    runs, commands, info = {}, {}, {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == "run" and len(fields) == 5:
+                runs.setdefault((fields[1], fields[2]), []).append(
+                    (float(fields[3]), int(fields[4])))
+            elif fields[0] == "command" and len(fields) == 4:
+                commands.setdefault((fields[1], fields[2]), fields[3])
+            elif fields[0] == "info" and len(fields) == 3:
+                info.setdefault(fields[1], fields[2])
+    return runs, commands, info
+
+
+def seconds(value):
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
+    return f"{value:.2f} s" if value < 100 else f"{value:.0f} s"
+
+
+def spread(values):
+    return f"{seconds(min(values))} – {seconds(max(values))}" if len(values) > 1 else "(1 run)"
+
+
+def rss(samples):
+    peaks = [kib for _, kib in samples if kib >= 0]
+    return f"{max(peaks) / 1024:.0f} MiB" if peaks else "?"
+
+
+def ratio_text(ratio):
+    return f"{ratio:.2f}x" if ratio < 10 else f"{ratio:.0f}x"
+
+
+def main(argv):
+    if len(argv) < 4:
+        sys.exit(__doc__)
+    results, report, plot_dir = argv[1], argv[2], argv[3]
+    replacements = []
+    rest = argv[4:]
+    while rest:
+        if rest[0] != "--replace" or len(rest) < 2 or "=" not in rest[1]:
+            sys.exit(__doc__)
+        text, name = rest[1].split("=", 1)
+        replacements.append((text, name))
+        rest = rest[2:]
+
+    runs, commands, info = read_records(results)
+    # `pip --version` names where pip lives (a temporary venv): its version is what matters.
+    for name in ("lock_pip", "setup_pip"):
+        if name in info:
+            info[name] = " ".join(info[name].split()[:2])
+    missing = [key for row in ROWS for key in ((row[0], "aitk"), (row[1], "ref"))
+               if key[0] is not None and key not in runs]
+    if missing:
+        sys.exit(f"report_table.py: no runs for {', '.join(k + ' (' + s + ')' for k, s in missing)}")
+
+    table = ["| measurement | aitk-env median | aitk-env spread (min – max) | reference median | "
+             "reference spread | ratio (reference / aitk-env) | peak RSS aitk-env | "
+             "peak RSS reference | runs |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    plot = []
+    for aitk_key, ref_key, title, _, _ in ROWS:
+        ours = runs[(aitk_key, "aitk")]
+        ours_s = [s for s, _ in ours]
+        cells = [title, seconds(statistics.median(ours_s)), spread(ours_s)]
+        if ref_key is None:
+            cells += ["–", "–", "–", rss(ours), "–", str(len(ours))]
+        else:
+            theirs = runs[(ref_key, "ref")]
+            theirs_s = [s for s, _ in theirs]
+            ratio = statistics.median(theirs_s) / statistics.median(ours_s)
+            cells += [seconds(statistics.median(theirs_s)), spread(theirs_s),
+                      f"**{ratio_text(ratio)}**", rss(ours), rss(theirs),
+                      f"{len(ours)} / {len(theirs)}"]
+            plot.append((title, ratio))
+        table.append("| " + " | ".join(cells) + " |")
+
+    floor = statistics.median(s for s, _ in runs[("floor", "ref")])
+    warm = statistics.median(s for s, _ in runs[("setup_warm", "aitk")])
+
+    def shorten(text):
+        for old, new in replacements:
+            text = text.replace(old, new)
+        return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:$PORT", text)
+
+    lines = [f"# aitk-env benchmark report, {info.get('date', '?')}", ""]
+    lines += [f"`{info.get('invocation', 'bash bench/report.sh')}` ({info.get('mode', '?')}); "
+              f"aitk-env {info.get('tree', '?')}. Every ratio compares the two tools on the "
+              "same work in the same run; both sides' work was checked to be the same before "
+              "any number was written (the same resolution, the same distributions and files "
+              "in site-packages, the same bytes downloaded).", ""]
+    lines += table
+    lines += ["",
+              f"The warm setup takes **{warm / floor:.1f}x** the time of `cp -al` of the tree "
+              f"it installs ({seconds(warm)} vs {seconds(floor)}): the rest is the interpreter, "
+              "the venv, reading the lock, checking the cache and writing RECORD files, shims "
+              "and the receipt.", ""]
+    lines += ["## What was measured", ""]
+    lines += [f"- **lock**: {info.get('lock_universe', '?')}; {info.get('lock_packages', '?')} "
+              f"packages in the resolution for linux-x86_64-cu130, Python "
+              f"{info.get('lock_python', '?')} ({info.get('lock_differences', '?')} packages "
+              "resolved differently after a conflict both solved); pip: "
+              f"{info.get('lock_pip', '?')}.",
+              f"- **setup, no-op sync, floor, download**: the torch-like scenario, "
+              f"{info.get('setup_universe', '?')} (torch, triton, nvidia-* CUDA 13 wheels, an "
+              f"AI-Toolkit-style stack); Python {info.get('setup_python', '?')}, target "
+              f"{info.get('setup_target', '?')}; pip in the venv: {info.get('setup_pip', '?')}; "
+              f"{info.get('curl', '?')}.",
+              f"- **download**: {info.get('download', '?')} (the scenario's wheels) from a "
+              "local sendfile server (`bench_net_server`), 8 transfers at a time on both sides; "
+              "the order of the two sides alternates between reps.",
+              "- Both indexes are served on 127.0.0.1 by the benchmark programs; every run "
+              "starts after `sync`; pip runs with `--trusted-host 127.0.0.1` (otherwise it "
+              "caches nothing from a plain-http index) and byte-compiles what it installs, "
+              "aitk-env does not by default.",
+              "- Times are wall-clock; peak RSS is the largest `ru_maxrss` of the measured "
+              "process over its runs (from `wait4`, or GNU time's `%M`); for venv + pip the "
+              "larger of the two processes.", ""]
+    lines += ["## Machine", ""]
+    for name, label in [("cpu", "CPU"), ("nproc", "nproc"), ("ram", "RAM"),
+                        ("disk", "disk free at the start"), ("filesystem", "filesystem"),
+                        ("kernel", "kernel"), ("load_before", "load average before"),
+                        ("load_after", "load average after"), ("duration", "duration of the run")]:
+        lines.append(f"- {label}: {info.get(name, '?')}")
+    lines += ["", "## Commands", "",
+              "As run (`$WORK` is the run's temporary folder, `$PORT` the local server's port).",
+              ""]
+    for aitk_key, ref_key, title, aitk_what, ref_what in ROWS:
+        lines.append(f"- **{title}**")
+        for key, side, what in ((aitk_key, "aitk", aitk_what), (ref_key, "ref", ref_what)):
+            if key is None:
+                continue
+            lines.append(f"  - {what}:")
+            lines.append("    ```sh")
+            lines.append("    " + shorten(commands.get((key, side), "(not recorded)")))
+            lines.append("    ```")
+    with open(report, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+    with open(f"{plot_dir}/ratios.dat", "w", encoding="utf-8") as f:
+        for title, ratio in plot:
+            f.write(f'"{title}" {ratio:.4f}\n')
+    values = [r for _, r in plot]
+    log = max(values) / min(values) >= 30
+    with open(f"{plot_dir}/ratios.gp", "w", encoding="utf-8") as f:
+        f.write(f"""set terminal pngcairo size 1100,600 font ",10"
+set output "{plot_dir}/ratios.png"
+set title "aitk-env vs the reference tool: reference time / aitk-env time ({info.get('date', '')})"
+set ylabel "speed ratio (> 1: aitk-env faster){', log scale' if log else ''}"
+set style fill solid 0.8 border -1
+set boxwidth 0.6
+set grid ytics
+set xtics rotate by -20 left
+set bmargin 7
+set rmargin 16
+set key off
+set xrange [-0.6:{len(plot) - 0.4}]
+""")
+        if log:
+            f.write(f"set logscale y 10\nset yrange [{min(min(values) / 2, 0.5)}:{max(values) * 3}]\n")
+        else:
+            f.write(f"set yrange [0:{max(max(values) * 1.2, 1.2)}]\n")
+        f.write(f'plot "{plot_dir}/ratios.dat" using 0:2:xtic(1) with boxes lc rgb "#3b6ea5", '
+                f'"" using 0:2:($2 < 10 ? sprintf("%.2fx", $2) : sprintf("%.0fx", $2)) '
+                f'with labels offset 0,1, '
+                f'1 with lines dt 2 lc rgb "#aa0000"\n')
+
+
+if __name__ == "__main__":
+    main(sys.argv)
