@@ -8,6 +8,7 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include "aitk/util/text.hpp"
 #include "utf8.hpp"
 
 namespace aitk::lock::detail {
@@ -171,32 +172,11 @@ namespace {
 // are refused where they are, before YAML sees them (yaml-cpp keeps a NUL in a scalar, and
 // echoing a 50 MB line or an escape sequence helps nobody). Invalid UTF-8 is found per scalar.
 std::optional<util::InputProblem> check_bytes(std::string_view text, std::string_view file) {
-    constexpr std::size_t max_line = 1u << 20;
-    std::size_t line = 1;
-    std::size_t line_start = 0;
-    auto problem = [&](std::size_t at, std::string message) {
-        return util::InputProblem{{std::string(file), line, at - line_start + 1},
-                                  std::move(message),
-                                  "is this the lockfile aitk-env wrote? run `aitk-env lock` again"};
-    };
-    for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c == '\n') {
-            ++line;
-            line_start = ++i;
-            continue;
-        }
-        if (i - line_start >= max_line) {
-            return problem(line_start, "line " + std::to_string(line) + " is longer than " +
-                                           std::to_string(max_line) + " bytes");
-        }
-        if (c == 0) return problem(i, "NUL byte (the file looks binary)");
-        if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
-            return problem(i, "control character " + std::to_string(c));
-        }
-        ++i;
-    }
-    return std::nullopt;
+    util::TextRules rules;
+    rules.require_utf8 = false;
+    rules.allow_line_separators = false;
+    rules.hint = "is this the lockfile aitk-env wrote? run `aitk-env lock` again";
+    return util::check_text(text, file, rules);
 }
 
 }  // namespace

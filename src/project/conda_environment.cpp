@@ -5,9 +5,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "aitk/util/text.hpp"
 #include "conda_spec.hpp"
 #include "requirements_source.hpp"
-#include "text_check.hpp"
 
 namespace aitk::project {
 namespace {
@@ -193,7 +193,7 @@ class EnvironmentReader {
 Loaded<CondaEnvironment> parse_conda_environment(std::string_view yaml, std::string_view file,
                                                  const std::filesystem::path& base_dir,
                                                  const RequirementsReadOptions& options) {
-    if (auto problem = detail::check_user_text(yaml, file)) {
+    if (auto problem = util::check_text(yaml, file)) {
         return util::Unexpected(std::move(*problem));
     }
     EnvironmentReader reader(file, base_dir, options);

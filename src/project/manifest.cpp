@@ -7,8 +7,8 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/project/target.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/text.hpp"
 #include "manifest_sections.hpp"
-#include "text_check.hpp"
 
 namespace aitk::embedded {
 std::string_view ai_toolkit_manifest_yaml();
@@ -271,7 +271,7 @@ Applicability read_applicability(const ManifestYaml& y, const YAML::Node& map,
 }  // namespace detail
 
 Loaded<Manifest> parse_manifest(std::string_view yaml, std::string_view file) {
-    if (auto problem = detail::check_user_text(yaml, file)) {
+    if (auto problem = util::check_text(yaml, file)) {
         return util::Unexpected<InputProblem>(std::move(*problem));
     }
     try {

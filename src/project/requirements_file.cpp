@@ -15,11 +15,11 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/project/requirements_file.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/text.hpp"
 #include "requirements_entry.hpp"
 #include "requirements_lines.hpp"
 #include "requirements_options.hpp"
 #include "requirements_source.hpp"
-#include "text_check.hpp"
 
 namespace aitk::project {
 
@@ -143,7 +143,7 @@ class Parser {
         std::string decoded = decode_requirements_bytes(text);
         // Text embedded in another file (an environment.yml) was checked with that file.
         if (source.line_starts.empty()) {
-            if (auto problem = check_user_text(decoded, source.label)) return problem;
+            if (auto problem = util::check_text(decoded, source.label)) return problem;
         }
         LogicalLineReader reader(decoded, options_.environment);
         LogicalLine line;
