@@ -3,10 +3,8 @@
 // prefix waits for the first: one lock per prefix, held from making the venv to the smoke test),
 // every prefix verifies and imports its packages with its real CPython, and the cache holds each
 // wheel and unpacked tree once.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +25,7 @@
 #include "aitk/util/subprocess.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
+#include "run_cli.hpp"
 #include "wheel_builder.hpp"
 
 namespace aitk::test {
@@ -245,26 +244,11 @@ TEST_F(ConcurrentSetup, ASetupWaitsForTheHolderOfThePrefixLock) {
                                      path("env.lock.yml"),
                                      "-p",
                                      path("held")};
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
     std::vector<std::string> env;
     for (const auto& [name, value] : environment())
         env.push_back(name + "=" + value);
-    std::vector<char*> envp;
-    for (auto& e : env)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = -1;
-    ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = spawn_background(args, env, err_file.string());
+    ASSERT_GT(pid, 0) << std::strerror(errno);
 
     // The notice comes once the setup has found the lock taken (a minute at most, as a guard).
     const std::string expected = "waiting for another aitk-env (pid " + std::to_string(::getpid()) +

@@ -10,10 +10,8 @@
 // holds no partial entry (every artifact hashes to its key, every unpacked tree is whole, temporary
 // names only in the cache's tmp/). The kill instants only vary what is covered: no assertion
 // depends on when a kill landed. AITK_KILL_SEED replays another seed; failures print the seed.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +36,7 @@
 #include "aitk/util/subprocess.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
+#include "run_cli.hpp"
 #include "wheel_builder.hpp"
 
 namespace aitk::test {
@@ -175,29 +174,11 @@ class KillMatrix : public ::testing::Test {
 
     // The binary in the background, output discarded, in the work folder.
     pid_t spawn(const std::vector<std::string>& args) const {
-        std::vector<std::string> full = argv(args);
-        std::vector<char*> cargv;
-        for (auto& a : full)
-            cargv.push_back(a.data());
-        cargv.push_back(nullptr);
         std::vector<std::string> env;
         for (const auto& [name, value] : environment())
             env.push_back(name + "=" + value);
-        std::vector<char*> envp;
-        for (auto& e : env)
-            envp.push_back(e.data());
-        envp.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-        const std::string cwd = work.path().string();
-        posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-        pid_t pid = -1;
-        int rc = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
-        EXPECT_EQ(rc, 0) << std::strerror(rc);
+        const pid_t pid = spawn_background(argv(args), env, {}, work.path().string());
+        EXPECT_GT(pid, 0) << std::strerror(errno);
         return pid;
     }
 
