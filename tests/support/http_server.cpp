@@ -4,10 +4,6 @@
 #include <httplib.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -854,95 +850,6 @@ void HttpServer::handle(const httplib::Request& request, httplib::Response& resp
             return sink.write(body->buffer.data(), take);
         },
         [body](bool) { body->in_flight->release(); });
-}
-
-// ---- TLS material -------------------------------------------------------------------------
-
-namespace {
-
-struct PkeyDeleter {
-    void operator()(EVP_PKEY* key) const { EVP_PKEY_free(key); }
-};
-struct X509Deleter {
-    void operator()(X509* cert) const { X509_free(cert); }
-};
-using KeyPtr = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
-using CertPtr = std::unique_ptr<X509, X509Deleter>;
-
-void check(bool ok, const char* what) {
-    if (!ok) throw std::runtime_error(std::string("test PKI: ") + what + " failed");
-}
-
-KeyPtr make_key() {
-    KeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
-    check(key != nullptr, "EC key generation");
-    return key;
-}
-
-void add_extension(X509* cert, X509V3_CTX* ctx, int nid, const char* value) {
-    X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, ctx, nid, value);
-    check(ext != nullptr, "certificate extension");
-    X509_add_ext(cert, ext, -1);
-    X509_EXTENSION_free(ext);
-}
-
-// A certificate for `key`, signed by `issuer` (self-signed when issuer is null).
-CertPtr make_certificate(EVP_PKEY* key, const char* common_name, long serial, X509* issuer,
-                         EVP_PKEY* issuer_key) {
-    CertPtr cert(X509_new());
-    check(cert != nullptr, "X509_new");
-    X509* x = cert.get();
-    X509_set_version(x, 2);
-    ASN1_INTEGER_set(X509_get_serialNumber(x), serial);
-    X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-    X509_gmtime_adj(X509_getm_notAfter(x), 7L * 24 * 3600);
-    check(X509_set_pubkey(x, key) == 1, "X509_set_pubkey");
-    X509_NAME* name = X509_get_subject_name(x);
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                               reinterpret_cast<const unsigned char*>(common_name), -1, -1, 0);
-    X509_set_issuer_name(x, issuer != nullptr ? X509_get_subject_name(issuer) : name);
-
-    X509V3_CTX ctx;
-    X509V3_set_ctx(&ctx, issuer != nullptr ? issuer : x, x, nullptr, nullptr, 0);
-    const bool is_ca = issuer == nullptr;
-    add_extension(x, &ctx, NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "critical,CA:FALSE");
-    add_extension(x, &ctx, NID_key_usage,
-                  is_ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature");
-    add_extension(x, &ctx, NID_subject_key_identifier, "hash");
-    add_extension(x, &ctx, NID_authority_key_identifier, "keyid:always");
-    if (!is_ca) {
-        add_extension(x, &ctx, NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost");
-        add_extension(x, &ctx, NID_ext_key_usage, "serverAuth");
-    }
-    check(X509_sign(x, issuer_key != nullptr ? issuer_key : key, EVP_sha256()) > 0, "X509_sign");
-    return cert;
-}
-
-void write_pem(const std::filesystem::path& path, X509* cert, EVP_PKEY* key) {
-    std::FILE* out = std::fopen(path.c_str(), "wb");
-    check(out != nullptr, "opening a PEM file");
-    bool ok = true;
-    if (cert != nullptr) ok = ok && PEM_write_X509(out, cert) == 1;
-    if (key != nullptr) {
-        ok = ok && PEM_write_PrivateKey(out, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
-    }
-    std::fclose(out);
-    check(ok, "writing a PEM file");
-}
-
-}  // namespace
-
-TestPki TestPki::generate(const std::filesystem::path& dir) {
-    std::filesystem::create_directories(dir);
-    const auto ca_key = make_key();
-    const auto ca = make_certificate(ca_key.get(), "aitk-env test CA", 1, nullptr, nullptr);
-    const auto server_key = make_key();
-    const auto server = make_certificate(server_key.get(), "127.0.0.1", 2, ca.get(), ca_key.get());
-    TestPki pki{dir / "ca.pem", dir / "server.pem", dir / "server-key.pem"};
-    write_pem(pki.ca_cert, ca.get(), nullptr);
-    write_pem(pki.server_cert, server.get(), nullptr);
-    write_pem(pki.server_key, nullptr, server_key.get());
-    return pki;
 }
 
 std::uint16_t unused_port() {

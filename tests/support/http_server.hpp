@@ -181,7 +181,7 @@ struct TestPki {
 
     static TestPki generate(const std::filesystem::path& dir);
 
-    // Flawed variants (tests/support/test_pki_variants.cpp), each a fresh CA in `dir` and a
+    // Flawed variants, each a fresh CA in `dir` and a
     // server certificate that the CA signed but a client must still refuse: expired (notAfter
     // a day ago), not yet valid (notBefore a day ahead), or naming only `host` (not 127.0.0.1).
     static TestPki generate_expired(const std::filesystem::path& dir);

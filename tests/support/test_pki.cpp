@@ -1,5 +1,6 @@
-// Server certificates with one flaw each, for tests that prove a client refuses them. Made with
-// the OpenSSL API like TestPki::generate, kept apart so that the good PKI stays simple.
+// Throwaway TLS material made with the OpenSSL API: a CA and the server certificate it signed
+// (TestPki::generate), and server certificates with one flaw each, for tests that prove a
+// client refuses them.
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -27,7 +28,7 @@ using CertPtr = std::unique_ptr<X509, X509Deleter>;
 constexpr long day = 24L * 3600;
 
 void check(bool ok, const char* what) {
-    if (!ok) throw std::runtime_error(std::string("test PKI variant: ") + what + " failed");
+    if (!ok) throw std::runtime_error(std::string("test PKI: ") + what + " failed");
 }
 
 KeyPtr make_key() {
@@ -101,7 +102,7 @@ TestPki generate_with(const std::filesystem::path& dir, CertSpec server, bool se
     std::filesystem::create_directories(dir);
     const auto ca_key = make_key();
     CertSpec ca_spec;
-    ca_spec.common_name = "aitk-env test CA (variant)";
+    ca_spec.common_name = "aitk-env test CA";
     ca_spec.is_ca = true;
     const auto ca = make_certificate(ca_spec, ca_key.get(), nullptr, nullptr);
     const auto server_key = make_key();
@@ -123,6 +124,10 @@ CertSpec server_spec() {
 }
 
 }  // namespace
+
+TestPki TestPki::generate(const std::filesystem::path& dir) {
+    return generate_with(dir, server_spec(), false);
+}
 
 TestPki TestPki::generate_expired(const std::filesystem::path& dir) {
     auto spec = server_spec();
