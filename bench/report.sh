@@ -147,7 +147,9 @@ if git -C "$root" rev-parse --short HEAD >/dev/null 2>&1; then
     tree="$(git -C "$root" rev-parse --short HEAD)"
     [ "$changes" -gt 0 ] && tree+=" + $changes uncommitted change(s) in src/"
 fi
-invocation="bash bench/report.sh${1:+ $1}"
+# A build folder inside the checkout is named relative to it: the report is committed.
+build_arg=${1:+${1#"$root"/}}
+invocation="bash bench/report.sh${build_arg:+ $build_arg}"
 [ "$quick" = 1 ] && invocation="QUICK=1 $invocation"
 [ -n "${REPS:-}" ] && invocation="REPS=$reps $invocation"
 record_info date "$(date -u '+%Y-%m-%d %H:%M UTC')"

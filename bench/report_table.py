@@ -121,7 +121,8 @@ def main(argv):
         return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:$PORT", text)
 
     lines = [f"# aitk-env benchmark report, {info.get('date', '?')}", ""]
-    lines += [f"`{info.get('invocation', 'bash bench/report.sh')}` ({info.get('mode', '?')}); "
+    lines += [f"`{shorten(info.get('invocation', 'bash bench/report.sh'))}` "
+              f"({info.get('mode', '?')}); "
               f"aitk-env {info.get('tree', '?')}. Every ratio compares the two tools on the "
               "same work in the same run; both sides' work was checked to be the same before "
               "any number was written (the same resolution, the same distributions and files "
