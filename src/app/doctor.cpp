@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "aitk/app/machine.hpp"
 #include "aitk/app/native_check.hpp"
+#include "aitk/app/torch_choice.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/platform/gpu_models.hpp"
@@ -98,39 +100,6 @@ Wanted read_wanted(const DoctorOptions& options, const platform::Tables& tables)
     }
     if (m->profiles) w.profiles = *m->profiles;
     return w;
-}
-
-platform::HardwareProbe probe(const DoctorOptions& options, const platform::HostInfo& host,
-                              const platform::DetectionOverrides& overrides, bool& from_cache) {
-    from_cache = false;
-    std::filesystem::path file;
-    std::string key;
-    if (!options.cache_dir.empty()) {
-        file = platform::probe_cache_file(options.cache_dir);
-        key = platform::probe_cache_key(options.probe, options.tool_version);
-        if (!options.refresh) {
-            if (auto cached = platform::load_cached_probe(file, key)) {
-                from_cache = true;
-                // The cache keeps only what the probes said (see the store below).
-                if (const auto& models = platform::builtin_gpu_models())
-                    platform::infer_compute_capabilities(*cached, *models);
-                return std::move(*cached);
-            }
-        }
-    }
-    auto result = platform::probe_hardware(options.probe, host, overrides);
-    // A timed-out source may answer next time: such a result is not worth keeping.
-    bool complete = std::none_of(result.attempts.begin(), result.attempts.end(), [](const auto& a) {
-        return a.outcome == platform::AttemptOutcome::timed_out;
-    });
-    if (!file.empty() && complete) {
-        // The cache's JSON does not say where a capability came from: a looked-up one would
-        // come back as if a probe had reported it.
-        platform::HardwareProbe reported = result;
-        platform::forget_inferred_capabilities(reported);
-        platform::store_cached_probe(file, key, reported);
-    }
-    return result;
 }
 
 DoctorCheck gpu_check(const DoctorReport& r) {
@@ -372,40 +341,50 @@ DoctorCheck check_msvc_runtime(const std::filesystem::path& system32) {
 }
 
 DoctorReport run_doctor(const DoctorOptions& options) {
-    auto tables = platform::builtin_tables();
-    if (!tables)
-        throw util::Error(util::ExitCode::failure, "built-in tables: " + tables.error().describe());
-
     bool windows = options.probe.os == platform::OsKind::windows;
-    auto overrides = platform::read_overrides(options.probe.env, windows);
-    if (!overrides) throw util::InputError(overrides.error().describe());
+    platform::ProbeEnvironment probe_env;
+    Machine machine = probe_machine(options, &probe_env);
+    const platform::Tables* tables = &machine.tables;
 
     DoctorReport r;
     Wanted wanted = read_wanted(options, *tables);
-    if (!options.backend.empty() && util::to_lower(options.backend) != "auto") {
-        auto b = platform::parse_backend_name(options.backend);
-        if (!b) throw util::InputError("--backend: " + b.error().message);
-        wanted.request.forced = *b;
-        wanted.request.forced_by = "--backend";
-    } else if (overrides->torch_backend) {
-        wanted.request.forced = *overrides->torch_backend;
-        wanted.request.forced_by = std::string(platform::kEnvTorchBackend);
+    std::optional<lock::Lockfile> lock;
+    if (options.lockfile) {
+        auto path = options.cwd / *options.lockfile;
+        lock = read_lockfile(path);
+        wanted.request.forced = machine.forced_backend;
+        wanted.request.forced_by = machine.forced_by;
+        wanted.request.force = machine.force;
+    } else {
+        // The same request setup makes from the same inputs.
+        InputSelection selection = options.input;
+        if (!selection.manifest && !selection.requirements && !selection.conda_file &&
+            !options.manifest.empty()) {
+            selection.manifest = options.manifest;
+        }
+        auto input = load_project_input(selection, options.cwd, options.probe.env);
+        auto pins = project::torch_pins(input);
+        if (!pins) throw pins.error().to_error();
+        wanted.request = backend_request(input, *pins, machine);
     }
-    wanted.request.force = options.force;
 
-    platform::ProbeEnvironment probe_env = options.probe;
-    if (overrides->probe_timeout_seconds) {
-        probe_env.timeouts = platform::ProbeTimeouts::all(std::chrono::milliseconds(
-            static_cast<long long>(*overrides->probe_timeout_seconds * 1000.0)));
-    }
-    DoctorOptions effective = options;
-    effective.probe = probe_env;
-
-    r.host = platform::probe_host(probe_env);
-    r.hardware = probe(effective, r.host, *overrides, r.probe_from_cache);
+    r.host = machine.host;
+    r.hardware = machine.hardware;
+    r.probe_from_cache = machine.probe_from_cache;
+    // "2.13.0" for a pin, ">=2.5" for a range, "any" when nothing pins torch.
     r.torch_version = wanted.request.torch.to_string();
+    if (const auto& text = wanted.request.torch_text; !text.empty()) {
+        if (text.starts_with("torch (")) {
+            r.torch_version = "any";
+        } else if (text.starts_with("torch ")) {
+            r.torch_version = text.substr(6);
+        } else if (text.starts_with("torch")) {
+            r.torch_version = text.substr(5);
+        }
+    }
     r.preferred_backends = wanted.request.preferred;
     r.choice = platform::choose_backend(r.host, r.hardware, wanted.request, *tables);
+    if (lock) r.lock_targets = judge_lock_targets(*lock, machine);
     r.prefix = options.prefix;
     r.disk_free_bytes = platform::free_disk_bytes(options.prefix);
 
@@ -420,9 +399,9 @@ DoctorReport run_doctor(const DoctorOptions& options) {
         r.pythons = python::discover_interpreters(d);
     }
 
-    if (!overrides->active.empty()) {
+    if (!machine.overrides_active.empty()) {
         r.checks.push_back({"overrides", CheckStatus::warn,
-                            "detection overridden: " + util::join(overrides->active, " ")});
+                            "detection overridden: " + util::join(machine.overrides_active, " ")});
     }
     r.checks.push_back(gpu_check(r));
     if (auto p = probe_problems_check(r.hardware)) r.checks.push_back(*p);
@@ -431,6 +410,11 @@ DoctorReport run_doctor(const DoctorOptions& options) {
         r.checks.push_back(*c);
     }
     r.checks.push_back(backend_check(r));
+    if (r.lock_targets) {
+        const auto& l = *r.lock_targets;
+        r.checks.push_back({"lock", l.chosen ? CheckStatus::ok : CheckStatus::fail,
+                            l.reason + (l.fix.empty() ? "" : ". Fix: " + l.fix)});
+    }
     r.checks.push_back(platform_check(r.host, *tables));
     r.profiles = profile_readiness(r, wanted.profiles);
     for (const auto& p : r.profiles) {
@@ -466,7 +450,8 @@ int run_libcuda_probe_child(const std::vector<std::string>& candidates, std::ost
 }
 
 int DoctorReport::exit_code() const {
-    if (choice.refused()) return static_cast<int>(util::ExitCode::unsatisfiable);
+    if (lock_targets ? !lock_targets->chosen : choice.refused())
+        return static_cast<int>(util::ExitCode::unsatisfiable);
     bool failed = std::any_of(checks.begin(), checks.end(),
                               [](const DoctorCheck& c) { return c.status == CheckStatus::fail; });
     return failed ? static_cast<int>(util::ExitCode::failure) : 0;
@@ -494,6 +479,16 @@ json DoctorReport::to_json() const {
     j["reason"] = choice.reason;
     j["fix"] = choice.fix.empty() ? json(nullptr) : json(choice.fix);
     j["forced"] = choice.forced;
+    // Every build considered, in order, with why it was taken or passed over.
+    json considered = json::array();
+    for (const auto& v : choice.verdicts) {
+        considered.push_back({{"torch", v.release ? json(v.release->to_string()) : json(nullptr)},
+                              {"backend", v.backend},
+                              {"runs", v.runs},
+                              {"why", v.why}});
+    }
+    j["considered"] = std::move(considered);
+    j["lock"] = lock_targets ? lock_targets->to_json() : json(nullptr);
     json pys = json::array();
     for (const auto& p : pythons) {
         pys.push_back({{"version", p.version},

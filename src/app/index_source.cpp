@@ -128,10 +128,44 @@ void IndexPackageSource::index_project(Project& project, index::ProjectOutcome o
     }
 }
 
+bool IndexPackageSource::fits(const std::string& name, const Project& project) const {
+    if (project.versions.empty()) return false;
+    auto it = family_specifiers_.find(name);
+    if (it == family_specifiers_.end()) return true;
+    return std::any_of(project.versions.begin(), project.versions.end(),
+                       [&](const auto& v) { return it->second.contains(v.version); });
+}
+
+void IndexPackageSource::look_beyond_backend(const std::string& name, Project& project) {
+    const auto& routing = client_.routing();
+    if (!routing.torch_backend_index || !routing.is_torch_family(name) ||
+        routing.is_torch_core(name)) {
+        return;
+    }
+    const std::string backend_name = routing.torch_backend_index->name;
+    if (project.found && project.listing.index == *routing.torch_backend_index) {
+        if (fits(name, project)) return;
+        auto elsewhere = client_.project_beyond_backend(name);
+        if (!elsewhere) return;  // nowhere else either: the backend index's answer stands
+        Project other;
+        index_project(other, std::move(elsewhere));
+        if (!fits(name, other)) return;
+        notes_.push_back(name + ": " + backend_name + " has no version that fits; taken from " +
+                         other.listing.index.name);
+        project = std::move(other);
+    } else if (project.found) {
+        notes_.push_back(name + ": not on " + backend_name + "; taken from " +
+                         project.listing.index.name);
+    }
+}
+
 IndexPackageSource::Project& IndexPackageSource::load(const std::string& name) {
     auto& slot = projects_[name];
     if (!slot) slot = std::make_unique<Project>();
-    if (!slot->loaded) index_project(*slot, client_.project(name));
+    if (!slot->loaded) {
+        index_project(*slot, client_.project(name));
+        look_beyond_backend(name, *slot);
+    }
     return *slot;
 }
 
@@ -149,6 +183,7 @@ void IndexPackageSource::load_many(const std::vector<std::string>& names) {
     auto outcomes = client_.projects(wanted);
     for (std::size_t i = 0; i < wanted.size(); ++i) {
         index_project(*projects_[wanted[i]], std::move(outcomes[i]));
+        look_beyond_backend(wanted[i], *projects_[wanted[i]]);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "aitk/app/index_source.hpp"
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/app/source_metadata.hpp"
+#include "aitk/app/torch_choice.hpp"
 #include "aitk/build/git_url.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
@@ -56,42 +57,39 @@ std::string choose_python(const LockRequest& request, const project::ProjectInpu
     return *full;
 }
 
-std::vector<project::Target> choose_targets(const LockRequest& request,
-                                            const project::ProjectInput& input) {
-    std::vector<std::string> ids = request.targets;
-    if (ids.empty()) ids = input.default_targets;
-    if (ids.empty() && !request.host_target.empty()) {
-        // This machine, with the backend the input names when it names one (a conda snapshot's
-        // cudatoolkit / cpuonly): restoring a snapshot means its torch build.
-        auto host = project::Target::parse(request.host_target);
-        if (host && !input.backends.empty()) {
-            host->backend = input.backends.front().name;
-            ids.push_back(host->id());
-        } else {
-            ids.push_back(request.host_target);
-        }
-    }
+// The targets to lock, sorted by id, and the default one: the first the inputs name (the
+// manifest's order, else the first --target), so that the lock is the same whoever locks it.
+struct ChosenTargets {
+    std::vector<project::Target> targets;
+    std::string default_id;
+};
+
+ChosenTargets choose_targets(const std::vector<std::string>& ids) {
     if (ids.empty()) {
         throw util::InputError("no target to lock for",
                                "pass --target OS-ARCH-BACKEND, e.g. "
                                "--target linux-x86_64-cu130");
     }
-    std::vector<project::Target> targets;
+    ChosenTargets out;
     for (const auto& id : ids) {
         auto target = project::Target::parse(id);
         if (!target) throw util::InputError("--target " + id + ": " + target.error());
-        if (std::find(targets.begin(), targets.end(), *target) == targets.end()) {
-            targets.push_back(*target);
+        if (out.default_id.empty()) out.default_id = target->id();
+        if (std::find(out.targets.begin(), out.targets.end(), *target) == out.targets.end()) {
+            out.targets.push_back(*target);
         }
     }
-    std::sort(targets.begin(), targets.end(),
+    std::sort(out.targets.begin(), out.targets.end(),
               [](const auto& a, const auto& b) { return a.id() < b.id(); });
-    return targets;
+    return out;
 }
 
 std::string torch_index_url(const LockRequest& request, const project::ProjectInput& input) {
     if (request.indexes.torch_index_url) return *request.indexes.torch_index_url;
     if (input.torch_index_url) return *input.torch_index_url;
+    // A requirements file's "--extra-index-url https://download.pytorch.org/whl/cu128" names
+    // the torch index its pins come from.
+    if (auto pins = project::torch_pins(input); pins && pins->index_base) return *pins->index_base;
     auto tables = platform::builtin_tables();
     return tables ? tables->torch_index_url : std::string("https://download.pytorch.org/whl");
 }
@@ -321,10 +319,13 @@ void fill_missing_hashes(std::vector<lock::LockedFile*>& files, cache::Cache& ca
     }
 }
 
+// `torch_constraint` ("torch>=2.7,<2.12"): the releases whose build runs on this machine, for a
+// lock made for it; empty for targets named by the inputs.
 TargetLock lock_target(const LockRequest& request, const project::ProjectInput& input,
                        const project::Target& target, const std::string& python,
                        const lock::Lockfile* previous, net::Downloader& downloader,
-                       cache::Cache& cache, SourceInspector* inspector) {
+                       cache::Cache& cache, SourceInspector* inspector,
+                       const std::string& torch_constraint) {
     TargetLock out;
     auto python_version = *pep::Version::parse(python);
     auto routing = routing_for(request, input, target);
@@ -364,11 +365,23 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
         }
     }
     options.constraints = constraints_for(input, target);
+    if (!torch_constraint.empty()) {
+        options.constraints.push_back(
+            {*pep::Requirement::parse(torch_constraint),
+             "this machine (the torch releases whose " + target.backend + " build runs here)"});
+    }
     if (routing.torch_backend_index) {
         options.local_group = routing.torch_family;
         options.local_label = target.backend;
     }
     auto roots = roots_for(input, target, out.notes);
+    std::map<std::string, pep::SpecifierSet> family_specifiers;
+    for (const auto& root : roots) {
+        const auto name = root.requirement.canonical_name();
+        if (routing.is_torch_family(name) && !root.requirement.specifier().empty())
+            family_specifiers[name] = root.requirement.specifier();
+    }
+    source.set_family_specifiers(std::move(family_specifiers));
 
     resolve::Resolution resolution;
     try {
@@ -538,18 +551,15 @@ std::string lock_input_hash(const project::ProjectInput& input, const std::strin
     return "sha256:" + hash.finish_hex();
 }
 
-LockOutcome run_lock(const LockRequest& request) {
-    auto input = load_project_input(request.input, request.cwd, request.environment);
-    LockOutcome outcome;
-    outcome.notes = input.notes;
-    const auto base = request.input.project_dir
-                          ? absolute_from(request.cwd, *request.input.project_dir)
-                          : request.cwd;
-    outcome.path = request.output ? absolute_from(request.cwd, *request.output)
-                                  : base / "lockfiles" / (input.name + ".lock.yml");
+namespace {
 
+// One lock of `targets` (default `default_id`) into `outcome`, which carries the path and the
+// input's notes.
+void lock_targets(const LockRequest& request, const project::ProjectInput& input,
+                  const ChosenTargets& chosen, const std::string& torch_constraint,
+                  LockOutcome& outcome) {
+    const auto& targets = chosen.targets;
     auto python = choose_python(request, input);
-    auto targets = choose_targets(request, input);
     std::vector<std::string> target_ids;
     for (const auto& t : targets)
         target_ids.push_back(t.id());
@@ -568,7 +578,7 @@ LockOutcome run_lock(const LockRequest& request) {
             outcome.up_to_date = true;
             outcome.lockfile = *previous;
         }
-        return outcome;
+        return;
     }
 
     net::DownloaderOptions net_options = downloader_options(request.network);
@@ -581,21 +591,20 @@ LockOutcome run_lock(const LockRequest& request) {
     lockfile.input_hash = input_hash;
     lockfile.python_requires = input.python_requires;
     lockfile.indexes = indexes;
-    lockfile.default_target = target_ids.front();
-    if (std::find(target_ids.begin(), target_ids.end(), request.host_target) != target_ids.end()) {
-        lockfile.default_target = request.host_target;
-    }
+    lockfile.default_target = chosen.default_id;
     std::unique_ptr<HostSourceInspector> inspector;
     if (request.sources.inspect) {
         inspector = make_inspector(request, input, python, targets, lockfile.default_target);
     }
+    std::vector<std::string> notes;
     for (const auto& target : targets) {
         auto locked = lock_target(request, input, target, python,
                                   previous && !request.upgrade ? &*previous : nullptr, downloader,
-                                  cache, inspector.get());
-        outcome.notes.insert(outcome.notes.end(), locked.notes.begin(), locked.notes.end());
+                                  cache, inspector.get(), torch_constraint);
+        notes.insert(notes.end(), locked.notes.begin(), locked.notes.end());
         lockfile.targets.push_back(std::move(locked.locked));
     }
+    outcome.notes.insert(outcome.notes.end(), notes.begin(), notes.end());
 
     auto text = lock::write_lockfile(lockfile);
     std::error_code ec;
@@ -607,7 +616,74 @@ LockOutcome run_lock(const LockRequest& request) {
     }
     outcome.up_to_date = true;
     outcome.lockfile = std::move(lockfile);
+}
+
+// The lock for this machine: the best build of the torch the inputs ask for that runs here,
+// and the next one when the indexes cannot satisfy the requirements with it.
+void lock_for_machine(const LockRequest& request, const project::ProjectInput& input,
+                      LockOutcome& outcome) {
+    auto host = choose_host_builds(input, *request.machine);
+    std::vector<std::string> passed;
+    for (std::size_t i = 0; i < host.attempts.size(); ++i) {
+        const auto& attempt = host.attempts[i];
+        LockOutcome tried = outcome;
+        try {
+            lock_targets(request, input, choose_targets({attempt.target}), attempt.torch_constraint,
+                         tried);
+        } catch (const resolve::Unsatisfiable& e) {
+            // One build only: its own explanation is the answer.
+            if (request.check || host.attempts.size() == 1) throw;
+            passed.push_back(attempt.target + " passed over: " + e.what());
+            continue;
+        }
+        tried.target_reason = host.choice.reason;
+        if (!passed.empty()) {
+            tried.target_reason += "; " + std::to_string(passed.size()) +
+                                   (passed.size() == 1 ? " build" : " builds") +
+                                   " passed over (the indexes cannot satisfy the requirements "
+                                   "there) → " +
+                                   attempt.target;
+        }
+        tried.passed_over = passed;
+        for (const auto& p : passed)
+            tried.notes.push_back(p);
+        outcome = std::move(tried);
+        return;
+    }
+    throw resolve::Unsatisfiable("no build this machine runs satisfies the requirements (" +
+                                 host.choice.reason + "):\n" + util::join(passed, "\n"));
+}
+
+}  // namespace
+
+LockOutcome run_lock(const LockRequest& request) {
+    auto input = load_project_input(request.input, request.cwd, request.environment);
+    LockOutcome outcome;
+    outcome.notes = input.notes;
+    const auto base = request.input.project_dir
+                          ? absolute_from(request.cwd, *request.input.project_dir)
+                          : request.cwd;
+    outcome.path = request.output ? absolute_from(request.cwd, *request.output)
+                                  : base / "lockfiles" / (input.name + ".lock.yml");
+    const auto& named = request.targets.empty() ? input.default_targets : request.targets;
+    if (request.machine && request.targets.empty() && (named.empty() || request.this_machine)) {
+        lock_for_machine(request, input, outcome);
+    } else {
+        lock_targets(request, input, choose_targets(named), {}, outcome);
+    }
     return outcome;
+}
+
+lock::Lockfile read_lockfile(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        throw util::InputError(
+            "lockfile " + path.string() + " does not exist",
+            "make one with `aitk-env lock`, or pass the path of an existing one");
+    }
+    auto parsed = lock::parse_lockfile(fs::read_file(path), path.string());
+    if (!parsed) throw parsed.error().to_error();
+    return std::move(*parsed);
 }
 
 nlohmann::json LockOutcome::to_json() const {
@@ -623,6 +699,9 @@ nlohmann::json LockOutcome::to_json() const {
              stale_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(stale_reason)},
             {"input_hash", lockfile.input_hash},
             {"default_target", lockfile.default_target},
+            {"target_reason",
+             target_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(target_reason)},
+            {"passed_over", passed_over},
             {"targets", targets},
             {"notes", notes}};
 }

@@ -4,6 +4,7 @@
 
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/python_cmd.hpp"
+#include "aitk/app/torch_choice.hpp"
 #include "aitk/build/git_url.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
@@ -170,47 +171,28 @@ std::string unbuildable_reason(const lock::LockedPackage& package, bool build_so
 
 }  // namespace
 
-const lock::LockedTarget& choose_lock_target(const lock::Lockfile& lock, const HostTarget& host,
-                                             std::string& reason) {
-    for (const auto& backend : host.backends) {
-        auto id = host.os + "-" + host.arch + "-" + backend;
-        if (const auto* target = lock.find_target(id)) {
-            reason = "this machine runs " + util::join(host.backends, ", ") + " (best first); " +
-                     id + " is the first the lockfile has";
-            return *target;
-        }
-    }
-    std::vector<std::string> ids;
-    for (const auto& t : lock.targets)
-        ids.push_back(t.id);
-    throw resolve::Unsatisfiable(
-        "the lockfile has no target this machine runs: it has " + util::join(ids, ", ") +
-        "; this machine is " + host.os + "-" + host.arch + " and runs " +
-        util::join(host.backends, ", ") + "\nhint: lock for it: aitk-env lock --target " + host.os +
-        "-" + host.arch + "-" + (host.backends.empty() ? "cpu" : host.backends[0]));
-}
-
 SetupOutcome run_setup(const SetupRequest& request) {
     if (request.bundle) return run_setup_from_bundle(request);  // verifies, then runs offline
     SetupOutcome outcome;
     lock::Lockfile lockfile;
     if (request.lockfile) {
         outcome.lockfile = absolute_from(request.cwd, *request.lockfile);
-        auto parsed =
-            lock::parse_lockfile(fs::read_file(outcome.lockfile), outcome.lockfile.string());
-        if (!parsed) throw parsed.error().to_error();
-        lockfile = std::move(*parsed);
+        lockfile = read_lockfile(outcome.lockfile);
     } else {
         LockRequest lock_request;
         lock_request.input = request.input;
-        lock_request.targets = {request.host.id};
+        if (request.target) {
+            lock_request.targets = {*request.target};
+        } else {
+            lock_request.machine = request.machine;
+            lock_request.this_machine = true;
+        }
         lock_request.python = python_to_lock_for(request);
         lock_request.indexes = request.indexes;
         lock_request.network = request.network;
         lock_request.cache_root = request.cache_root;
         lock_request.cwd = request.cwd;
         lock_request.environment = request.environment;
-        lock_request.host_target = request.host.id;
         lock_request.observer = request.observer;
         lock_request.sources.inspect = request.build_sources;
         // --dry-run resolves as a real setup would (keeping the existing lock's pins) but writes
@@ -229,9 +211,12 @@ SetupOutcome run_setup(const SetupRequest& request) {
         auto locked = run_lock(lock_request);
         outcome.lockfile = would_write ? *would_write : locked.path;
         outcome.notes = locked.notes;
+        outcome.target_reason = locked.target_reason;
         lockfile = std::move(locked.lockfile);
     }
-    const auto& target = choose_lock_target(lockfile, request.host, outcome.target_reason);
+    std::string judged;
+    const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
+    if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
 
     auto interpreter = choose_interpreter(request, target, outcome.notes);

@@ -158,6 +158,15 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
                                         : "none (refused)");
     rep.row("reason", r.choice.reason);
     if (!r.choice.fix.empty()) rep.row("fix", r.choice.fix);
+    if (r.lock_targets) {
+        out << "\n";
+        rep.heading("Lockfile targets");
+        for (const auto& t : r.lock_targets->targets) {
+            rep.row(t.chosen ? "chosen" : (t.runs ? "runs" : "passed"),
+                    t.id + (t.torch.empty() ? "" : " (torch " + t.torch + ")") + ": " + t.why);
+        }
+        if (!r.lock_targets->fix.empty()) rep.row("fix", r.lock_targets->fix);
+    }
 
     out << "\n";
     rep.heading("Python");
@@ -175,7 +184,7 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
 }
 
 struct DoctorArgs {
-    std::string manifest, prefix = ".venv", backend = "auto";
+    std::string manifest, requirements, env_file, lock, project, prefix = ".venv", backend = "auto";
     bool force = false, refresh = false;
     std::vector<std::string> libcuda_child;
     std::string scan, os, system32;
@@ -246,8 +255,18 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
     auto* doctor = app.add_subcommand(
         "doctor",
         "Hardware, drivers, the torch backend that runs here and why, interpreters, readiness");
-    doctor->add_option("-m,--manifest", args->manifest,
-                       "Manifest (default: AI Toolkit's, compiled in)");
+    auto* m = doctor->add_option("-m,--manifest", args->manifest,
+                                 "Manifest (default: AI Toolkit's, compiled in)");
+    auto* r = doctor->add_option("-r,--requirements", args->requirements,
+                                 "Decide the backend for this requirements file, as setup -r does");
+    auto* f = doctor->add_option("-f,--file", args->env_file,
+                                 "Decide the backend for this environment.yml, as setup -f does");
+    auto* l = doctor->add_option("-l,--lock", args->lock,
+                                 "Judge this lockfile's targets here, as setup -l does");
+    doctor->add_option("--project", args->project, "Project directory (see `lock --project`)");
+    m->excludes(r)->excludes(f)->excludes(l);
+    r->excludes(f)->excludes(l);
+    f->excludes(l);
     auto* prefix_opt = doctor->add_option(
         "-p,--prefix", args->prefix,
         "Prefix whose disk space and native libraries are checked (default .venv)");
@@ -305,22 +324,20 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
         if (!args->libcuda_child.empty())
             return app::run_libcuda_probe_child(args->libcuda_child, std::cout);
         if (!args->scan.empty()) return run_scan(*args, globals);
-        app::DoctorOptions o;
-        o.manifest = args->manifest;
-        o.prefix = args->prefix;
-        o.backend = args->backend;
-        o.force = args->force;
-        o.refresh = args->refresh;
-        o.tool_version = AITK_ENV_VERSION;
-        o.probe = platform::ProbeEnvironment::current();
+        std::filesystem::path cache_dir;
         try {
-            o.cache_dir = app::resolve_cache_root(globals.cache_dir, o.probe.env);
+            cache_dir = app::resolve_cache_root(globals.cache_dir, util::current_environment());
         } catch (const util::InputError&) {
-            o.cache_dir.clear();  // no usable cache folder: doctor still runs, uncached
+            cache_dir.clear();  // no usable cache folder: doctor still runs, uncached
         }
-        auto self = util::self_executable_path();
-        if (!self.empty())
-            o.probe.libcuda_helper = {self.string(), "doctor", "--libcuda-probe-child"};
+        app::DoctorOptions o = machine_options(args->backend, args->force, cache_dir);
+        o.manifest = args->manifest;
+        o.input = input_selection(args->manifest, args->requirements, args->env_file, args->project,
+                                  false);
+        if (!args->lock.empty()) o.lockfile = std::filesystem::path(args->lock);
+        o.cwd = std::filesystem::current_path();
+        o.prefix = args->prefix;
+        o.refresh = args->refresh;
         app::DoctorReport report = app::run_doctor(o);
         if (globals.json) {
             std::cout << report.to_json().dump(2, ' ', false,

@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "aitk/app/cache.hpp"
-#include "aitk/app/host_target.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
@@ -20,25 +19,8 @@ namespace {
 struct LockArgs {
     std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto";
     std::vector<std::string> targets, upgrade_packages;
-    bool upgrade = false, check = false, skip_unmapped = false, no_build = false;
+    bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false;
 };
-
-std::optional<std::filesystem::path> path_or_none(const std::string& s) {
-    if (s.empty()) return std::nullopt;
-    return std::filesystem::path(s);
-}
-
-app::InputSelection input_selection(const std::string& manifest, const std::string& requirements,
-                                    const std::string& conda_file, const std::string& project_dir,
-                                    bool skip_unmapped) {
-    app::InputSelection s;
-    s.manifest = path_or_none(manifest);
-    s.requirements = path_or_none(requirements);
-    s.conda_file = path_or_none(conda_file);
-    s.project_dir = path_or_none(project_dir);
-    s.skip_unmapped = skip_unmapped;
-    return s;
-}
 
 }  // namespace
 
@@ -63,8 +45,11 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                      "machine)");
     lock->add_option("--python", a->python, "Python X.Y or X.Y.Z (default: the manifest's)");
     lock->add_option("--backend", a->backend,
-                     "This machine's backend when it is the target (auto = detect)")
+                     "This machine's backend when it is the target (auto = detect); honoured "
+                     "or refused, never replaced")
         ->envname("AITK_ENV_TORCH_BACKEND");
+    lock->add_flag("--force", a->force,
+                   "With --backend: lock that build even if this machine cannot run it");
     lock->add_flag("--upgrade", a->upgrade, "Ignore the versions of the existing lockfile");
     lock->add_option("--upgrade-package", a->upgrade_packages,
                      "Ignore the locked version of this package (repeatable)");
@@ -99,15 +84,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.environment = util::current_environment();
         request.cache_root = app::resolve_cache_root(globals.cache_dir, request.environment);
         request.cwd = std::filesystem::current_path();
-        if (a->targets.empty() && !a->check) {
-            app::DoctorOptions o;
-            o.backend = a->backend;
-            o.probe = platform::ProbeEnvironment::current();
-            o.cache_dir = request.cache_root;
-            o.tool_version = AITK_ENV_VERSION;
-            auto host = app::detect_host_target(o);
-            request.host_target = host.id;
-        }
+        if (a->targets.empty())
+            request.machine = probe_this_machine(a->backend, a->force, request.cache_root);
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         request.observer = &progress;

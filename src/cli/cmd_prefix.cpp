@@ -12,6 +12,7 @@
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/app/sync.hpp"
+#include "aitk/app/torch_choice.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
 #include "commands.hpp"
@@ -30,12 +31,17 @@ constexpr bool host_is_windows =
 
 Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
-        std::string lock, prefix = ".venv", target, link_mode = "auto";
-        bool dry_run = false, compile_bytecode = false, no_build = false;
+        std::string lock, prefix = ".venv", target, link_mode = "auto", backend = "auto";
+        bool dry_run = false, compile_bytecode = false, no_build = false, force = false;
         std::vector<std::string> rewrite_urls;
     };
     auto a = std::make_shared<Args>();
     auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
+    sync->add_option("--backend", a->backend,
+                     "Backend of the target to install when --target is not given (cpu allows "
+                     "a CPU target on a GPU machine); honoured or refused")
+        ->envname("AITK_ENV_TORCH_BACKEND");
+    sync->add_flag("--force", a->force, "Install the target even if this machine cannot run it");
     sync->add_option("-l,--lock", a->lock, "Lockfile")->required();
     sync->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     sync->add_option("--target", a->target,
@@ -58,24 +64,20 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     command.run = [a, &globals]() -> int {
         auto rewrite = app::configured_rewrite_rules(a->rewrite_urls);
         auto layout = app::open_prefix(a->prefix, host_is_windows);
-        auto parsed = lock::parse_lockfile(fs::read_file(a->lock), a->lock);
-        if (!parsed) throw parsed.error().to_error();
-        std::string id = a->target;
-        if (id.empty()) {
-            if (auto own = app::read_prefix_lock(layout)) id = own->target;
-        }
-        const auto* target = parsed->find_target(id);
-        if (!target && id.empty() && parsed->targets.size() == 1) target = &parsed->targets[0];
-        if (!target) {
-            throw util::InputError("the lockfile has no target '" + id + "'",
-                                   "pass --target OS-ARCH-BACKEND");
-        }
+        auto parsed = std::make_optional(app::read_lockfile(a->lock));
+        std::optional<std::string> own;
+        if (auto recorded = app::read_prefix_lock(layout)) own = recorded->target;
         app::SyncRequest request;
+        auto env = util::current_environment();
+        request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
+        auto machine = probe_this_machine(a->backend, a->force, request.cache_root);
+        std::string reason;
+        std::optional<std::string> wanted;
+        if (!a->target.empty()) wanted = a->target;
+        const auto* target = &app::choose_sync_target(*parsed, machine, wanted, own, reason);
         request.lock = &*parsed;
         request.target = target;
         request.layout = layout;
-        auto env = util::current_environment();
-        request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
         request.network = network_settings(globals);
         request.link_mode = *install::parse_link_mode(a->link_mode);
         request.dry_run = a->dry_run;

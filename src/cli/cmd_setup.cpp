@@ -18,9 +18,9 @@ namespace aitk::cli {
 Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
         std::string manifest, lock, requirements, env_file, bundle, project,
-            prefix = ".venv", backend = "auto", python, link_mode = "auto";
+            prefix = ".venv", backend = "auto", python, link_mode = "auto", target;
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
-             compile_bytecode = false, no_build = false;
+             compile_bytecode = false, no_build = false, force = false;
         std::vector<std::string> rewrite_urls;
     };
     auto args = std::make_shared<Args>();
@@ -39,8 +39,17 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     f->excludes(b);
     setup->add_option("--project", args->project, "Project directory (see `lock --project`)");
     setup->add_option("-p,--prefix", args->prefix, "Prefix to create (default .venv)");
-    setup->add_option("--backend", args->backend, "Force a torch backend (auto = detect)")
+    setup
+        ->add_option("--backend", args->backend,
+                     "Use this torch backend (auto = decide from the project's torch and this "
+                     "machine); honoured or refused, never replaced")
         ->envname("AITK_ENV_TORCH_BACKEND");
+    setup->add_option("--target", args->target,
+                      "OS-ARCH-BACKEND: the lock target to install (with -l) or to lock for; "
+                      "honoured or refused, never replaced");
+    setup->add_flag("--force", args->force,
+                    "With --backend or --target: install that build even if this machine cannot "
+                    "run it (e.g. to prepare a prefix for another machine)");
     setup->add_option("--python", args->python, "Interpreter version X.Y or path");
     setup->add_option("--link-mode", args->link_mode, "auto, reflink, hardlink or copy")
         ->check(CLI::IsMember({"auto", "reflink", "hardlink", "copy"}));
@@ -68,17 +77,11 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     command.app = setup;
     command.run = [args, &globals]() -> int {
         app::SetupRequest request;
-        auto opt = [](const std::string& s) -> std::optional<std::filesystem::path> {
-            if (s.empty()) return std::nullopt;
-            return std::filesystem::path(s);
-        };
-        request.input.manifest = opt(args->manifest);
-        request.input.requirements = opt(args->requirements);
-        request.input.conda_file = opt(args->env_file);
-        request.input.project_dir = opt(args->project);
-        request.input.skip_unmapped = args->skip_unmapped;
-        request.lockfile = opt(args->lock);
-        request.bundle = opt(args->bundle);
+        request.input = input_selection(args->manifest, args->requirements, args->env_file,
+                                        args->project, args->skip_unmapped);
+        request.lockfile = path_or_none(args->lock);
+        request.bundle = path_or_none(args->bundle);
+        if (!args->target.empty()) request.target = args->target;
         request.prefix = args->prefix;
         if (!args->python.empty()) request.python = args->python;
         request.link_mode = *install::parse_link_mode(args->link_mode);
@@ -96,14 +99,8 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
 #ifdef _WIN32
         request.windows = true;
 #endif
-        app::DoctorOptions o;
-        o.backend = args->backend;
-        o.probe = platform::ProbeEnvironment::current();
-        o.cache_dir = request.cache_root;
-        o.tool_version = AITK_ENV_VERSION;
-        request.host = app::detect_host_target(o);
-        if (request.host.id.empty())
-            throw util::Error(util::ExitCode::unsatisfiable, request.host.reason);
+        request.machine = probe_this_machine(args->backend, args->force, request.cache_root);
+        request.machine.require_target_os();
 
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);

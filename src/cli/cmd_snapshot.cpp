@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "aitk/app/cache.hpp"
-#include "aitk/app/host_target.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/snapshot.hpp"
 #include "aitk/fs/file.hpp"
@@ -64,17 +63,13 @@ Command add_snapshot_command(CLI::App& app, GlobalOptions& globals) {
         auto environment = util::current_environment();
         request.cache_root = app::resolve_cache_root(globals.cache_dir, environment);
 
-        app::DoctorOptions o;
-        o.probe = platform::ProbeEnvironment::current();
-        o.cache_dir = request.cache_root;
-        o.tool_version = AITK_ENV_VERSION;
-        auto host = app::detect_host_target(o);
-        if (host.os.empty() || host.arch.empty()) {
+        auto machine = probe_this_machine("auto", false, request.cache_root);
+        if (machine.os.empty()) {
             throw util::Error(util::ExitCode::unsatisfiable,
-                              "this machine cannot be a lock target: " + host.reason);
+                              "this machine cannot be a lock target: " + machine.unsupported);
         }
-        request.os = host.os;
-        request.arch = host.arch;
+        request.os = machine.os;
+        request.arch = machine.arch;
 
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);

@@ -15,9 +15,46 @@
 #include <string_view>
 #include <system_error>
 
+#include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/subprocess.hpp"
 
 namespace aitk::cli {
+
+std::optional<std::filesystem::path> path_or_none(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    return std::filesystem::path(s);
+}
+
+app::InputSelection input_selection(const std::string& manifest, const std::string& requirements,
+                                    const std::string& conda_file, const std::string& project_dir,
+                                    bool skip_unmapped) {
+    app::InputSelection s;
+    s.manifest = path_or_none(manifest);
+    s.requirements = path_or_none(requirements);
+    s.conda_file = path_or_none(conda_file);
+    s.project_dir = path_or_none(project_dir);
+    s.skip_unmapped = skip_unmapped;
+    return s;
+}
+
+app::DoctorOptions machine_options(const std::string& backend, bool force,
+                                   const std::filesystem::path& cache_root) {
+    app::DoctorOptions o;
+    o.backend = backend.empty() ? std::string("auto") : backend;
+    o.force = force;
+    o.probe = platform::ProbeEnvironment::current();
+    o.cache_dir = cache_root;
+    o.tool_version = AITK_ENV_VERSION;
+    auto self = util::self_executable_path();
+    if (!self.empty()) o.probe.libcuda_helper = {self.string(), "doctor", "--libcuda-probe-child"};
+    return o;
+}
+
+app::Machine probe_this_machine(const std::string& backend, bool force,
+                                const std::filesystem::path& cache_root) {
+    return app::probe_machine(machine_options(backend, force, cache_root));
+}
 
 app::IndexSettings index_settings(const GlobalOptions& g) {
     app::IndexSettings indexes;

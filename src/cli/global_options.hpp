@@ -8,7 +8,9 @@
 
 #include <iostream>
 
+#include "aitk/app/doctor.hpp"
 #include "aitk/app/lock.hpp"
+#include "aitk/app/machine.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/util/subprocess.hpp"
 
@@ -52,5 +54,21 @@ int print_outcome(const GlobalOptions& globals, const Outcome& outcome) {
     return 0;
 }
 void apply_logging(const GlobalOptions& globals);
+
+// "" → nullopt, else the path.
+std::optional<std::filesystem::path> path_or_none(const std::string& s);
+// -m / -r / -f / --project as the input commands take them.
+app::InputSelection input_selection(const std::string& manifest, const std::string& requirements,
+                                    const std::string& conda_file, const std::string& project_dir,
+                                    bool skip_unmapped);
+
+// How every command probes this machine, as doctor does: this process's environment, the
+// probe cache under `cache_root` (empty: none), the libcuda child probe, and --backend (auto:
+// AITK_ENV_TORCH_BACKEND) / --force.
+app::DoctorOptions machine_options(const std::string& backend, bool force,
+                                   const std::filesystem::path& cache_root);
+// probe_machine with those options.
+app::Machine probe_this_machine(const std::string& backend, bool force,
+                                const std::filesystem::path& cache_root);
 
 }  // namespace aitk::cli

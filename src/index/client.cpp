@@ -364,6 +364,16 @@ void IndexClient::fetch_pages(const std::vector<PageTask>& tasks) {
 }
 
 std::vector<ProjectOutcome> IndexClient::projects(std::span<const std::string> names) {
+    return lookup(names, false);
+}
+
+ProjectOutcome IndexClient::project_beyond_backend(std::string_view name) {
+    std::string one(name);
+    return std::move(lookup(std::span<const std::string>(&one, 1), true).front());
+}
+
+std::vector<ProjectOutcome> IndexClient::lookup(std::span<const std::string> names,
+                                                bool beyond_backend) {
     struct Lookup {
         std::string project;
         std::vector<IndexLocation> candidates;
@@ -375,7 +385,8 @@ std::vector<ProjectOutcome> IndexClient::projects(std::span<const std::string> n
     for (const auto& name : names) {
         Lookup lookup;
         lookup.project = pep::canonicalize_name(name);
-        lookup.candidates = routing_.candidates(lookup.project);
+        lookup.candidates = beyond_backend ? routing_.candidates_beyond_backend(lookup.project)
+                                           : routing_.candidates(lookup.project);
         lookups.push_back(std::move(lookup));
     }
 
@@ -424,9 +435,9 @@ std::vector<ProjectOutcome> IndexClient::projects(std::span<const std::string> n
             }
             if (!lookup.outcome && lookup.next >= lookup.candidates.size()) {
                 std::string message;
-                if (routing_.torch_backend_index && routing_.is_torch_family(lookup.project)) {
+                if (routing_.torch_backend_index && routing_.is_torch_core(lookup.project)) {
                     message = "'" + lookup.project +
-                              "' belongs to the torch family, which is taken only from the torch "
+                              "' is a core torch package, which is taken only from the torch "
                               "backend index (" +
                               describe_candidates(lookup.candidates) + "), and it is not there";
                 } else if (lookup.candidates.empty()) {

@@ -22,6 +22,10 @@ std::vector<std::string> default_torch_family() {
             "fbgemm-gpu", "xformers",    "triton",     "pytorch-triton*"};
 }
 
+std::vector<std::string> default_torch_core() {
+    return {"torch", "torchvision", "torchaudio"};
+}
+
 std::string with_trailing_slash(std::string_view url) {
     std::string out(url);
     if (out.empty() || out.back() != '/') out += '/';
@@ -53,9 +57,11 @@ IndexRouting IndexRouting::from_options(std::string_view primary,
     return routing;
 }
 
-bool IndexRouting::is_torch_family(std::string_view project) const {
+namespace {
+
+bool matches_any(const std::vector<std::string>& patterns, std::string_view project) {
     const std::string name = pep::canonicalize_name(project);
-    for (const auto& pattern : torch_family) {
+    for (const auto& pattern : patterns) {
         if (!pattern.empty() && pattern.back() == '*') {
             if (std::string_view(name).starts_with(
                     std::string_view(pattern).substr(0, pattern.size() - 1))) {
@@ -68,8 +74,26 @@ bool IndexRouting::is_torch_family(std::string_view project) const {
     return false;
 }
 
+}  // namespace
+
+bool IndexRouting::is_torch_family(std::string_view project) const {
+    return matches_any(torch_family, project);
+}
+
+bool IndexRouting::is_torch_core(std::string_view project) const {
+    return matches_any(torch_core, project) && matches_any(torch_family, project);
+}
+
 std::vector<IndexLocation> IndexRouting::candidates(std::string_view project) const {
-    if (torch_backend_index && is_torch_family(project)) return {*torch_backend_index};
+    if (!torch_backend_index || !is_torch_family(project)) return indexes;
+    if (is_torch_core(project)) return {*torch_backend_index};
+    std::vector<IndexLocation> out{*torch_backend_index};
+    out.insert(out.end(), indexes.begin(), indexes.end());
+    return out;
+}
+
+std::vector<IndexLocation> IndexRouting::candidates_beyond_backend(std::string_view project) const {
+    if (torch_backend_index && is_torch_core(project)) return {};
     return indexes;
 }
 

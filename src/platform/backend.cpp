@@ -74,25 +74,49 @@ std::string list_text(const std::vector<std::string>& items) {
 // Everything the decision needs, computed once.
 class Chooser {
   public:
+    // The choice for one torch release, `key`; `torch_text` names it in messages.
     Chooser(const HostInfo& host, const HardwareProbe& probe, const BackendRequest& request,
-            const Tables& tables)
+            const Tables& tables, const ReleaseKey& key, std::string torch_text)
         : host_(host),
           probe_(probe),
           request_(request),
           tables_(tables),
-          key_{static_cast<unsigned>(request.torch.major()),
-               static_cast<unsigned>(request.torch.minor())},
+          key_(key),
           release_(tables.release(key_)),
           nvidia_gpus_(probe.gpus_of(GpuVendor::nvidia)),
-          torch_text_("torch " + request.torch.public_string()) {}
+          torch_text_(std::move(torch_text)),
+          usable_gpu_(has_usable_gpu(host, probe)) {}
 
     BackendChoice choose() {
-        if (!release_) return unknown_release();
-        if (request_.forced) return forced();
-        return automatic();
+        BackendChoice c = decide();
+        if (c.backend) {
+            c.release = key_;
+            for (const auto& b : c.candidates)
+                c.pairs.push_back({key_, b});
+        }
+        for (auto& v : c.verdicts)
+            v.release = key_;
+        return c;
+    }
+
+    BackendVerdict judge(std::string_view backend, bool cpu_forced) const {
+        BackendVerdict v = evaluate(std::string(backend), cpu_forced);
+        v.release = key_;
+        return v;
     }
 
   private:
+    BackendChoice decide() {
+        if (!release_) return unknown_release();
+        if (request_.fixed && request_.fixed_strict && request_.forced &&
+            *request_.forced != *request_.fixed) {
+            return forced_against_pin();
+        }
+        if (request_.forced) return forced();
+        if (request_.fixed) return fixed();
+        return automatic();
+    }
+
     std::string fallback() const {
         return host_.os == OsKind::macos && host_.arch == "arm64" && probe_.has(GpuVendor::apple)
                    ? "mps"
@@ -198,11 +222,14 @@ class Chooser {
         return true;
     }
 
-    BackendVerdict evaluate(const std::string& backend) const {
-        BackendVerdict v{backend, false, {}};
+    // `cpu_forced`: CPU torch was asked for by name, so a GPU does not rule it out.
+    BackendVerdict evaluate(const std::string& backend, bool cpu_forced = false) const {
+        BackendVerdict v{backend, false, {}, std::nullopt};
         if (backend == "cpu") {
-            v.runs = true;
-            v.why = "runs anywhere";
+            v.runs = !usable_gpu_ || cpu_forced;
+            v.why =
+                v.runs ? "runs anywhere"
+                       : "CPU build on a machine with " + gpu_words() + ": only with --backend cpu";
         } else if (backend == "mps") {
             v.runs = host_.os == OsKind::macos && host_.arch == "arm64" && !probe_.gpus_ignored;
             v.why = v.runs ? "Apple Silicon" : "MPS needs an Apple Silicon Mac (arm64 macOS)";
@@ -285,7 +312,7 @@ class Chooser {
             c.fix = "choose one of the backends " + torch_text_ + " offers";
             return c;
         }
-        BackendVerdict v = evaluate(f);
+        BackendVerdict v = evaluate(f, true);
         c.verdicts.push_back(v);
         if (v.runs) {
             c.backend = f;
@@ -302,13 +329,92 @@ class Chooser {
         }
         BackendRequest automatic_request = request_;
         automatic_request.forced.reset();
-        BackendChoice auto_choice = Chooser(host_, probe_, automatic_request, tables_).choose();
+        BackendChoice auto_choice =
+            Chooser(host_, probe_, automatic_request, tables_, key_, torch_text_).choose();
         c.candidates.clear();
         c.reason = by + ", but " + f + " " + verb(v.why) + " on this machine → refused";
         c.fix = "drop " + request_.forced_by + " (detection picks " +
                 (auto_choice.backend ? *auto_choice.backend : std::string("nothing")) +
                 "), or add --force to use " + f + " anyway (e.g. for another machine)";
         return c;
+    }
+
+    // --backend B against a pin of another build (torch==2.7.0+cu128): that build is only on
+    // its own index, so the two cannot both hold.
+    BackendChoice forced_against_pin() const {
+        BackendChoice c;
+        c.forced = true;
+        c.reason = request_.forced_by + " " + *request_.forced + ", but " + request_.fixed_by +
+                   " pins the " + *request_.fixed + " build → refused";
+        c.fix = "drop " + request_.forced_by + " to use " + *request_.fixed +
+                ", or change the pin to the " + *request_.forced + " build";
+        return c;
+    }
+
+    // The inputs name one backend: it is used where it runs, and refused (never replaced)
+    // where it does not.
+    BackendChoice fixed() const {
+        BackendChoice c;
+        const std::string& f = *request_.fixed;
+        std::string by = request_.fixed_by + " asks for " + f;
+        if (!offers(f)) {
+            c.reason = by + ", but " + torch_text_ + " has no " + f + " build (it offers " +
+                       list_text(offered_list()) + ") → refused";
+            c.fix = "pin a torch release that has a " + f + " build";
+            return c;
+        }
+        BackendVerdict v = evaluate(f);
+        c.verdicts.push_back(v);
+        if (v.runs) {
+            c.backend = f;
+            c.candidates = {f};
+            c.reason = (nvidia_machine() ? driver_words() + "; " : std::string()) + by + " (" +
+                       (cuda_family_of(f) ? coverage_words(f) : v.why) + ") → " + f;
+            return c;
+        }
+        c.reason = (nvidia_machine() ? driver_words() + "; " : std::string()) + by + ", but " + f +
+                   " " + verb(v.why) + " on this machine → refused";
+        if (f == "cpu") {
+            c.fix =
+                "pass --backend cpu to install the CPU build on this GPU machine, or use a "
+                "GPU build (e.g. --backend " +
+                best_gpu_backend() + ")";
+        } else if (cuda_family_of(f) && nvidia_machine()) {
+            c.fix = nvidia_fix({f});
+        } else {
+            c.fix = "run it on a machine with a GPU " + f + " supports, or add --backend " + f +
+                    " --force to install it anyway";
+        }
+        return c;
+    }
+
+    // The GPU build detection would pick without the inputs' backend, for hints ("cu130").
+    std::string best_gpu_backend() const {
+        BackendRequest automatic_request = request_;
+        automatic_request.fixed.reset();
+        automatic_request.forced.reset();
+        BackendChoice c =
+            Chooser(host_, probe_, automatic_request, tables_, key_, torch_text_).choose();
+        return c.backend && *c.backend != "cpu" ? *c.backend : std::string("cu130");
+    }
+
+    bool nvidia_machine() const {
+        return !nvidia_gpus_.empty() ||
+               (probe_.nvidia && probe_.nvidia->source == NvidiaSource::override_env);
+    }
+
+    // "GPU 0 (NVIDIA GeForce RTX 3090)" or "an AMD GPU (gfx1100)": what rules CPU torch out.
+    std::string gpu_words() const {
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < nvidia_gpus_.size(); ++i) {
+            names.push_back(
+                "GPU " + std::to_string(i) +
+                (nvidia_gpus_[i].name.empty() ? "" : " (" + nvidia_gpus_[i].name + ")"));
+        }
+        for (const auto& g : probe_.gpus_of(GpuVendor::amd))
+            names.push_back("an AMD GPU (" + g.gfx_target + ")");
+        if (names.empty()) return "an NVIDIA driver";
+        return util::join(names, ", ");
     }
 
     // "needs driver ≥ 580" reads after the backend name; a bare fact gets "cannot run: ".
@@ -328,11 +434,8 @@ class Chooser {
             return c;
         }
 
-        bool nvidia_machine =
-            !nvidia_gpus_.empty() ||
-            (probe_.nvidia && probe_.nvidia->source == NvidiaSource::override_env);
         std::vector<std::string> notes;
-        if (nvidia_machine) {
+        if (nvidia_machine()) {
             parts.push_back(driver_words());
             std::string offered = torch_text_ + " offers " + list_text(release_->cuda);
             if (!release_->cuda_experimental.empty()) {
@@ -355,7 +458,6 @@ class Chooser {
                 }
             }
             if (chosen_cuda.empty()) {
-                c.candidates.push_back(fb);
                 parts.back() += " → refused";
                 c.reason = util::join(parts, "; ");
                 c.fix = nvidia_fix(order);
@@ -368,15 +470,26 @@ class Chooser {
         }
 
         // AMD and Intel GPUs add their builds after CUDA's.
-        if (probe_.has(GpuVendor::amd) && host_.os == OsKind::linux_os) {
+        if (probe_.has(GpuVendor::amd)) {
             std::vector<std::string> gfx;
             for (const auto& g : probe_.gpus_of(GpuVendor::amd))
                 gfx.push_back(g.gfx_target);
-            std::vector<std::string> rocm = rocm_order();
+            std::vector<std::string> rocm =
+                host_.os == OsKind::linux_os ? rocm_order() : std::vector<std::string>{};
             if (rocm.empty()) {
-                if (!c.backend)
-                    parts.push_back("AMD GPU " + list_text(gfx) + " found, but " + torch_text_ +
-                                    " has no ROCm build");
+                if (!c.backend) {
+                    // An AMD GPU rules out a silent CPU build as an NVIDIA one does.
+                    parts.push_back("AMD GPU " + list_text(gfx) + " found, but " +
+                                    (host_.os == OsKind::linux_os
+                                         ? torch_text_ + " has no ROCm build"
+                                         : std::string("torch's ROCm builds are Linux only")) +
+                                    " → refused");
+                    c.reason = util::join(parts, "; ");
+                    c.fix = host_.os == OsKind::linux_os
+                                ? amd_fix() + " (or use --backend cpu to run without the GPU)"
+                                : "use --backend cpu to run without the GPU, or Linux for ROCm";
+                    return c;
+                }
             } else {
                 for (const auto& b : rocm)
                     c.candidates.push_back(b);
@@ -401,7 +514,8 @@ class Chooser {
                                 " has no xpu build");
             }
         }
-        c.candidates.push_back(fb);
+        // CPU torch is a candidate only where no GPU would be left idle (no silent CPU).
+        if (fb != "cpu" || !usable_gpu_) c.candidates.push_back(fb);
         if (!c.backend) {
             if (fb == "mps") {
                 parts.push_back("Apple Silicon (arm64 macOS): " + torch_text_ +
@@ -483,19 +597,29 @@ class Chooser {
                    family_text(*needed_family) + "): " + why + " with kernels for " +
                    (gpus.empty() ? std::string("these GPUs") : gpus) + cpu;
         }
-        // No build of this release covers the GPUs: find the newest release with one that does.
+        // No build of this release covers the GPUs: find the newest release with one that does
+        // (a planned release, whose builds are unverified, is not advice).
         for (auto it = tables_.releases.rbegin(); it != tables_.releases.rend(); ++it) {
+            if (std::find(it->unverified.begin(), it->unverified.end(), "cuda") !=
+                it->unverified.end()) {
+                continue;
+            }
             std::vector<std::string> builds = it->cuda;
             builds.insert(builds.end(), it->cuda_experimental.begin(), it->cuda_experimental.end());
             for (const auto& b : builds) {
                 CoverageReport cov = check_coverage(nvidia_gpus_, b, it->torch, tables_.archs);
                 if (cov.all_covered && !cov.unknown) {
                     bool several = nvidia_gpus_.size() > 1;
+                    std::string pin;
+                    if (it->torch < key_) {
+                        ReleaseKey next{it->torch.major, it->torch.minor + 1};
+                        pin = ": pin torch<" + next.to_string();
+                    }
                     return torch_text_ + " has no build with kernels for " +
                            (several ? "every GPU" : "this GPU") +
                            "; the newest torch with one is " + it->torch.to_string() + " (" + b +
-                           ")" + (several ? ", or select GPUs with CUDA_VISIBLE_DEVICES" : "") +
-                           cpu;
+                           ")" + pin +
+                           (several ? ", or select GPUs with CUDA_VISIBLE_DEVICES" : "") + cpu;
                 }
             }
         }
@@ -506,6 +630,17 @@ class Chooser {
                    cpu;
         }
         return "no torch release aitk-env knows has kernels for this GPU" + cpu;
+    }
+
+    // The newest torch release with a ROCm build, for an AMD machine this release cannot serve.
+    std::string amd_fix() const {
+        for (auto it = tables_.releases.rbegin(); it != tables_.releases.rend(); ++it) {
+            if (!it->rocm.empty()) {
+                return "the newest torch with a ROCm build is " + it->torch.to_string() + " (rocm" +
+                       it->rocm.back() + ")";
+            }
+        }
+        return "no torch release aitk-env knows has a ROCm build";
     }
 
     std::string min_driver_hint(const std::vector<std::string>& order) const {
@@ -526,13 +661,118 @@ class Chooser {
     const TorchRelease* release_;
     std::vector<GpuDevice> nvidia_gpus_;
     std::string torch_text_;
+    bool usable_gpu_;
 };
 
 }  // namespace
 
+std::vector<ReleaseKey> BackendChoice::releases_of(std::string_view name) const {
+    std::vector<ReleaseKey> out;
+    for (const auto& p : pairs) {
+        if (p.backend == name) out.push_back(p.release);
+    }
+    return out;
+}
+
+bool has_usable_gpu(const HostInfo& host, const HardwareProbe& probe) {
+    (void)host;
+    if (probe.gpus_ignored) return false;
+    if (probe.has(GpuVendor::nvidia) || probe.has(GpuVendor::amd)) return true;
+    return probe.nvidia && probe.nvidia->source == NvidiaSource::override_env;
+}
+
+BackendVerdict judge_build(const HostInfo& host, const HardwareProbe& probe,
+                           const ReleaseKey& release, std::string_view backend,
+                           const Tables& tables, bool cpu_forced) {
+    BackendRequest request;
+    request.torch = *pep::Version::parse(release.to_string());
+    return Chooser(host, probe, request, tables, release, "torch " + release.to_string())
+        .judge(backend, cpu_forced);
+}
+
+std::vector<ReleaseKey> releases_allowing(const pep::SpecifierSet& specifier,
+                                          const Tables& tables) {
+    // The local labels the specifier names: "==2.7.0+cu128" holds only 2.7.0+cu128.
+    std::vector<std::string> labels{""};
+    for (const auto& clause : specifier.specifiers()) {
+        if (clause.version() && clause.version()->has_local())
+            labels.push_back("+" + clause.version()->local());
+    }
+    std::vector<ReleaseKey> out;
+    for (auto it = tables.releases.rbegin(); it != tables.releases.rend(); ++it) {
+        const std::string base = it->torch.to_string() + ".";
+        bool allowed = false;
+        for (unsigned patch = 0; patch < 100 && !allowed; ++patch) {
+            for (const auto& label : labels) {
+                if (specifier.contains(base + std::to_string(patch) + label)) {
+                    allowed = true;
+                    break;
+                }
+            }
+        }
+        if (allowed) out.push_back(it->torch);
+    }
+    return out;
+}
+
 BackendChoice choose_backend(const HostInfo& host, const HardwareProbe& probe,
                              const BackendRequest& request, const Tables& tables) {
-    return Chooser(host, probe, request, tables).choose();
+    if (request.releases.size() <= 1) {
+        ReleaseKey key{static_cast<unsigned>(request.torch.major()),
+                       static_cast<unsigned>(request.torch.minor())};
+        std::string text = "torch " + request.torch.public_string();
+        if (!request.releases.empty()) {
+            key = request.releases.front();
+            if (!request.torch_text.empty()) text = request.torch_text;
+        }
+        return Chooser(host, probe, request, tables, key, std::move(text)).choose();
+    }
+    // Several releases: the newest with a build that runs here wins; the builds of the others
+    // stay candidates (a backend index may lack the newest).
+    std::vector<std::string> names;
+    for (const auto& r : request.releases)
+        names.push_back(r.to_string());
+    const std::string allows =
+        (request.torch_text.empty() ? std::string("the inputs") : request.torch_text) +
+        " allows torch " + util::join(names, ", ") + " (newest first)";
+    BackendChoice out;
+    std::vector<std::string> passed;
+    std::optional<BackendChoice> first_refusal;
+    for (const auto& key : request.releases) {
+        BackendChoice c =
+            Chooser(host, probe, request, tables, key, "torch " + key.to_string()).choose();
+        out.verdicts.insert(out.verdicts.end(), c.verdicts.begin(), c.verdicts.end());
+        out.forced = out.forced || c.forced;
+        if (c.refused()) {
+            if (out.backend) continue;
+            if (!first_refusal) first_refusal = c;
+            passed.push_back("torch " + key.to_string() + ": " + c.reason);
+            continue;
+        }
+        if (!out.backend) {
+            out.backend = c.backend;
+            out.release = key;
+            out.fix = c.fix;
+            passed.push_back("torch " + key.to_string() + ": " + c.reason);
+        }
+        out.pairs.insert(out.pairs.end(), c.pairs.begin(), c.pairs.end());
+    }
+    for (const auto& p : out.pairs) {
+        if (std::find(out.candidates.begin(), out.candidates.end(), p.backend) ==
+            out.candidates.end()) {
+            out.candidates.push_back(p.backend);
+        }
+    }
+    if (!out.backend) {
+        // Every release is refused: the newest one's reason and fix, and that the rest fared no
+        // better.
+        out.reason = allows + "; " + passed.front() +
+                     (passed.size() > 1 ? "; every older release it allows is refused too" : "");
+        out.fix = first_refusal->fix;
+        return out;
+    }
+    out.reason = allows + "; " + util::join(passed, "; ");
+    return out;
 }
 
 }  // namespace aitk::platform

@@ -237,7 +237,12 @@ ProjectInput from_conda(const CondaImport& import, const CondaEnvironment& env) 
                                "newest supported Python is used");
         }
     }
-    if (import.backend) in.backends.push_back(BackendOption{*import.backend, {}, false, {}, {}});
+    if (import.backend) {
+        in.backends.push_back(BackendOption{*import.backend, {}, false, {}, {}});
+        in.named_backend = *import.backend;
+        in.named_backend_by =
+            file.filename().string() + "'s conda packages (cpuonly, cudatoolkit, pytorch-cuda)";
+    }
     add_lines(in.requirements, import.requirements, {});
     add_lines(in.constraints, env.pip.constraints, {});
     in.options = import.pip_options;

@@ -19,6 +19,7 @@
 #include "aitk/net/downloader.hpp"
 #include "aitk/python/standalone_install.hpp"
 #include "aitk/resolve/resolver.hpp"
+#include "test_machine.hpp"
 
 namespace aitk::app {
 namespace {
@@ -110,10 +111,7 @@ class BundleTest : public test::TorchMirrorTest {
         r.environment = {{"PATH", python312.parent_path().string() + ":/usr/bin:/bin"},
                          {"HOME", work.path().string()},
                          {"PYENV_ROOT", "/nonexistent"}};
-        r.host.os = "linux";
-        r.host.arch = "x86_64";
-        r.host.backends = {"cpu"};
-        r.host.id = "linux-x86_64-cpu";
+        r.machine = test::cpu_machine();
         return r;
     }
 

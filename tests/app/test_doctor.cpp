@@ -78,7 +78,8 @@ TEST(Doctor, H200OnNvmlIsReadyForEveryProfile) {
         j["gpus"][0],
         json::parse(
             R"({"vendor":"nvidia","name":"NVIDIA H200","memory_mib":143771,"compute_capability":"9.0"})"));
-    EXPECT_EQ(j["backends"], json::parse(R"(["cu130","cu126","cpu"])"));
+    // CPU torch is not a candidate on a GPU machine (only --backend cpu chooses it).
+    EXPECT_EQ(j["backends"], json::parse(R"(["cu130","cu126"])"));
     EXPECT_EQ(j["backend"], "cu130");
     EXPECT_EQ(m.check(r, "gpu")->status, app::CheckStatus::ok);
     EXPECT_EQ(
@@ -179,7 +180,7 @@ TEST(Doctor, ManifestSetsTorchBackendsAndProfiles) {
     auto r = app::run_doctor(m.options);
     EXPECT_EQ(r.torch_version, "2.7.1");
     EXPECT_EQ(r.choice.backend, "cu128");
-    EXPECT_EQ(r.choice.candidates, (std::vector<std::string>{"cu128", "cpu"}));
+    EXPECT_EQ(r.choice.candidates, (std::vector<std::string>{"cu128"}));
     ASSERT_EQ(r.profiles.size(), 1u);
     EXPECT_EQ(r.profiles[0].id, "sdxl-lora");
     EXPECT_TRUE(r.profiles[0].ready);

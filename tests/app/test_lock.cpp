@@ -13,6 +13,7 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/resolve/resolver.hpp"
 #include "aitk/util/strings.hpp"
+#include "test_machine.hpp"
 
 namespace aitk::app {
 namespace {
@@ -92,9 +93,10 @@ TEST_F(LockTest, ReLockingUnchangedInputsIsByteIdenticalAndCheckPasses) {
         run_lock(request_for("requirements.txt", {"linux-x86_64-cu126", "linux-x86_64-cpu"}));
     auto before = fs::read_file(first.path);
     auto second =
-        run_lock(request_for("requirements.txt", {"linux-x86_64-cpu", "linux-x86_64-cu126"}));
+        run_lock(request_for("requirements.txt", {"linux-x86_64-cu126", "linux-x86_64-cpu"}));
     EXPECT_FALSE(second.written);
     EXPECT_EQ(fs::read_file(second.path), before);
+    EXPECT_EQ(second.lockfile.default_target, "linux-x86_64-cu126");  // the first --target
 
     auto check = request_for("requirements.txt", {"linux-x86_64-cu126", "linux-x86_64-cpu"});
     check.check = true;
@@ -192,7 +194,18 @@ TEST_F(LockTest, ACondaSnapshotLocksItsPythonAndItsTorchBuild) {
     request.input.requirements.reset();
     request.input.conda_file = "environment.yml";
     request.python.reset();
-    request.host_target = "linux-x86_64-cu130";  // this machine; the snapshot says cpu
+    // A GPU machine: the snapshot's CPU build is refused unless asked for by name (no silent
+    // CPU torch on a GPU box).
+    request.machine = test::nvidia_machine("580.65.06", {"9.0"});
+    try {
+        run_lock(request);
+        ADD_FAILURE() << "expected the CPU build to be refused on a GPU machine";
+    } catch (const util::Error& e) {
+        EXPECT_EQ(e.code(), util::ExitCode::unsatisfiable);
+        EXPECT_NE(std::string(e.what()).find("asks for cpu"), std::string::npos) << e.what();
+        EXPECT_NE(e.hint().find("--backend cpu"), std::string::npos) << e.hint();
+    }
+    request.machine->forced_backend = "cpu";
     auto outcome = run_lock(request);
     EXPECT_EQ(outcome.path, work->path() / "lockfiles" / "snap.lock.yml");
     ASSERT_EQ(outcome.lockfile.targets.size(), 1u);
@@ -235,14 +248,14 @@ TEST_F(LockTest, PicksTheVersionsPipPicks) {
     auto outcome = run_lock(request_for("requirements.txt", {"linux-x86_64-cu130"}));
 
     auto report = work->path() / "report.json";
-    std::string command = "env -u PIP_FIND_LINKS -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL "
-                          "PIP_CONFIG_FILE=/dev/null " +
-                          python +
-                          " -m pip install --quiet --dry-run --ignore-installed --no-cache-dir "
-                          "--only-binary=:all: --disable-pip-version-check --report " +
-                          report.string() + " --index-url " + server.url("/simple/") +
-                          " --extra-index-url " + server.url("/whl/cu130/") + " -r " +
-                          (work->path() / "requirements.txt").string() + " 2>&1";
+    std::string command =
+        "env -u PIP_FIND_LINKS -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL "
+        "PIP_CONFIG_FILE=/dev/null " +
+        python +
+        " -m pip install --quiet --dry-run --ignore-installed --no-cache-dir "
+        "--only-binary=:all: --disable-pip-version-check --report " +
+        report.string() + " --index-url " + server.url("/simple/") + " --extra-index-url " +
+        server.url("/whl/cu130/") + " -r " + (work->path() / "requirements.txt").string() + " 2>&1";
     auto output = run_and_capture(command);
     ASSERT_TRUE(std::filesystem::exists(report)) << output;
     auto json = nlohmann::json::parse(fs::read_file(report));

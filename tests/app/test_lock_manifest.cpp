@@ -94,7 +94,6 @@ TEST_F(LockManifestTest, TheDefaultManifestLocksForEveryDefaultTarget) {
     request.indexes.torch_index_url = server.url("/whl");
     request.cache_root = work.path() / "cache";
     request.cwd = work.path();
-    request.host_target = "linux-x86_64-cu130";
     auto outcome = run_lock(request);
 
     EXPECT_EQ(outcome.path, work.path() / "lockfiles" / "ai-toolkit.lock.yml");

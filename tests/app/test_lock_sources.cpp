@@ -13,6 +13,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "source_test_support.hpp"
+#include "test_machine.hpp"
 
 namespace aitk::app {
 namespace {
@@ -89,7 +90,7 @@ class LockSourcesTest : public ::testing::Test {
         r.indexes.index_url = server.url("/simple/");
         r.cache_root = work.path() / "cache";
         r.cwd = work.path();
-        r.host_target = "linux-x86_64-cpu";
+        r.machine = test::cpu_machine();
         r.sources.inspect = true;
         r.sources.interpreter = build::test::interpreter();
         return r;

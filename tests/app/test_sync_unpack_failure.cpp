@@ -11,6 +11,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/install/installed.hpp"
 #include "aitk/lock/lockfile.hpp"
+#include "test_machine.hpp"
 
 namespace aitk::app {
 namespace {
@@ -44,10 +45,7 @@ class SyncUnpackFailureTest : public test::TorchMirrorTest {
         r.environment = {{"PATH", python312.parent_path().string() + ":/usr/bin:/bin"},
                          {"HOME", work->path().string()},
                          {"PYENV_ROOT", "/nonexistent"}};
-        r.host.os = "linux";
-        r.host.arch = "x86_64";
-        r.host.backends = {"cpu"};
-        r.host.id = "linux-x86_64-cpu";
+        r.machine = test::cpu_machine();
         return r;
     }
 

@@ -45,6 +45,7 @@
 #include "aitk/install/installed.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/error.hpp"
+#include "test_machine.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
 #include "run_cli.hpp"
@@ -662,11 +663,7 @@ class Runner {
         request.environment = {{"PATH", python_bin + ":/usr/bin:/bin"},
                                {"HOME", (dir_ / "home").string()},
                                {"PYENV_ROOT", "/nonexistent"}};
-        request.host.id = "linux-x86_64-cpu";
-        request.host.os = "linux";
-        request.host.arch = "x86_64";
-        request.host.backends = {"cpu"};
-        request.host.reason = "test";
+        request.machine = test::cpu_machine();
         // main's mapping: util::Error carries its exit code, anything else is a failure.
         try {
             app::run_setup(request);

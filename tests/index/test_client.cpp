@@ -152,15 +152,27 @@ TEST_F(ClientTest, CpuBackendAndMissingFamilyMembers) {
     ASSERT_TRUE(torch);
     EXPECT_EQ(filenames(*torch), published("whl/cpu", "torch"));
 
-    // No triton on the cpu index: an error, never the primary index's triton.
+    // No triton on the cpu index: triton is of the family but not its core, so the primary
+    // index is asked next.
     const auto triton = c->project("triton");
-    ASSERT_FALSE(triton);
-    EXPECT_EQ(triton.error().kind, IndexError::Kind::not_found);
-    EXPECT_THAT(triton.error().message,
-                HasSubstr("'triton' belongs to the torch family, which is taken only from the "
+    EXPECT_EQ(requests_for("/simple/triton/"), 1u);
+    if (triton) {
+        EXPECT_EQ(triton->index.name, "primary");
+    }
+
+    // The core is taken only from the backend index: a core name it lacks is an error, never
+    // the primary index's copy.
+    IndexRouting only_core = routing("cpu");
+    only_core.torch_core.push_back("triton");
+    auto strict = client(only_core);
+    const auto core = strict->project("triton");
+    ASSERT_FALSE(core);
+    EXPECT_EQ(core.error().kind, IndexError::Kind::not_found);
+    EXPECT_THAT(core.error().message,
+                HasSubstr("'triton' is a core torch package, which is taken only from the "
                           "torch backend index (torch cpu " +
                           server.url("/whl/cpu/") + ")"));
-    EXPECT_EQ(requests_for("/simple/triton/"), 0u);
+    EXPECT_EQ(requests_for("/simple/triton/"), 1u);
 }
 
 TEST_F(ClientTest, FirstIndexWinsAgainstAnExtraIndex) {

@@ -106,7 +106,7 @@ TEST(ProbeModelNames, Rtx5090NamedOnlyByProcfsOnDriver570IsNeverGivenCu126) {
     // cu126 has no sm_120 kernels, so nothing runs; the fix is the driver update.
     auto c = choose_backend(linux_host(), p, BackendRequest::ai_toolkit_default(), tables());
     EXPECT_TRUE(c.refused());
-    EXPECT_EQ(c.candidates, std::vector<std::string>{"cpu"});
+    EXPECT_TRUE(c.candidates.empty());  // no silent CPU build on a GPU machine
     EXPECT_TRUE(contains(c.reason,
                          "cu126 has no kernels for sm_120 (GPU 0, NVIDIA GeForce RTX 5090, "
                          "capability from the model name) → refused"))
@@ -120,7 +120,7 @@ TEST(ProbeModelNames, Rtx5090NamedOnlyByProcfsOnDriver570IsNeverGivenCu126) {
     // candidate.
     c = choose_backend(linux_host(), p, torch("2.10.0", {}), tables());
     EXPECT_EQ(c.backend, "cu128");
-    EXPECT_EQ(c.candidates, (std::vector<std::string>{"cu128", "cpu"}));
+    EXPECT_EQ(c.candidates, (std::vector<std::string>{"cu128"}));
     ASSERT_EQ(c.verdicts.size(), 3u);
     EXPECT_EQ(c.verdicts[1].backend, "cu126");
     EXPECT_FALSE(c.verdicts[1].runs);

@@ -80,6 +80,7 @@ TEST(TorchReleases, MatchTheReleaseMatrix) {
         std::vector<std::string> cuda, experimental, rocm;
     };
     const std::vector<Row> expected{
+        {"2.0", {"cu117"}, {"cu118"}, {"5.4.2"}},
         {"2.1", {"cu118"}, {"cu121"}, {"5.6"}},
         {"2.2", {"cu118"}, {"cu121"}, {"5.7"}},
         {"2.3", {"cu118"}, {"cu121"}, {"6.0"}},
@@ -93,6 +94,9 @@ TEST(TorchReleases, MatchTheReleaseMatrix) {
         {"2.11", {"cu126", "cu128", "cu130"}, {}, {"7.2"}},
         {"2.12", {"cu126", "cu130"}, {"cu132"}, {"7.2"}},
         {"2.13", {"cu126", "cu130"}, {"cu132"}, {"7.2"}},
+        // Planned (unverified): CUDA 13.2 by default in 2.14; 2.15 drops CUDA 12.6.
+        {"2.14", {"cu126", "cu130", "cu132"}, {}, {"7.2"}},
+        {"2.15", {"cu130", "cu132"}, {}, {"7.2"}},
     };
     const auto& releases = tables().releases;
     ASSERT_EQ(releases.size(), expected.size());

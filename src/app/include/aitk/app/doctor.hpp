@@ -10,7 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aitk/app/lock.hpp"
+#include "aitk/app/lock_targets.hpp"
 #include "aitk/diag/scan.hpp"
+#include "aitk/lock/lockfile.hpp"
 #include "aitk/platform/backend.hpp"
 #include "aitk/platform/host.hpp"
 #include "aitk/platform/probe.hpp"
@@ -29,6 +32,12 @@ struct DoctorOptions {
     std::string tool_version = "0";    // part of the probe cache key
     platform::ProbeEnvironment probe;  // what the probes see (environment, roots, helper)
     bool discover_pythons = true;
+    // What the backend choice is for, as setup reads it: a project's inputs (-m/-r/-f; none:
+    // the built-in manifest), relative paths from `cwd`; and a lockfile whose targets are
+    // judged here (doctor -l), as setup -l judges them.
+    InputSelection input;
+    std::optional<std::filesystem::path> lockfile;
+    std::filesystem::path cwd;
     // Scan the prefix's native libraries (when it exists) with this machine's loader rules.
     bool scan_native_libraries = true;
 };
@@ -56,6 +65,7 @@ struct DoctorReport {
     std::string torch_version;
     std::vector<std::string> preferred_backends;
     platform::BackendChoice choice;
+    std::optional<LockTargetJudgement> lock_targets;  // doctor -l
     std::vector<python::Interpreter> pythons;
     std::filesystem::path prefix;
     std::optional<std::uint64_t> disk_free_bytes;

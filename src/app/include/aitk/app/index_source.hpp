@@ -19,6 +19,7 @@
 #include "aitk/build/git_url.hpp"
 #include "aitk/index/client.hpp"
 #include "aitk/pep/metadata.hpp"
+#include "aitk/pep/specifier.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/resolve/source.hpp"
@@ -97,6 +98,12 @@ class IndexPackageSource : public resolve::PackageSource {
     void set_locked_commits(std::map<std::string, std::string> commits) {
         locked_commits_ = std::move(commits);
     }
+    // The specifiers the inputs give torch-family projects (name → specifier): a family
+    // member outside the core whose backend-index versions satisfy none of them (or that has
+    // no usable file there) is taken from the other indexes, with a note.
+    void set_family_specifiers(std::map<std::string, pep::SpecifierSet> specifiers) {
+        family_specifiers_ = std::move(specifiers);
+    }
     // What the inspector found for a direct reference (by its URL as the requirement wrote it)
     // or for an sdist file (by its URL); null when nothing was inspected.
     const InspectedSource* inspected(const std::string& url) const;
@@ -110,6 +117,9 @@ class IndexPackageSource : public resolve::PackageSource {
     Project& load(const std::string& name);
     void load_many(const std::vector<std::string>& names);
     void index_project(Project& project, index::ProjectOutcome outcome);
+    // Past the backend index for a family member it has no fitting version of.
+    void look_beyond_backend(const std::string& name, Project& project);
+    bool fits(const std::string& name, const Project& project) const;
     bool binary_only(const std::string& name) const;
 
     resolve::DependencyResult sdist_dependencies(const std::string& name,
@@ -123,6 +133,7 @@ class IndexPackageSource : public resolve::PackageSource {
     SourceTarget target_;
     SourceInspector* inspector_ = nullptr;
     std::map<std::string, std::string> locked_commits_;
+    std::map<std::string, pep::SpecifierSet> family_specifiers_;
     std::map<std::string, InspectedSource> inspected_;  // by URL
     pep::TagPriority priority_;
     std::map<std::string, std::unique_ptr<Project>> projects_;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aitk/app/machine.hpp"
 #include "aitk/build/git.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/net/observer.hpp"
@@ -90,9 +91,13 @@ struct LockRequest {
     std::filesystem::path cache_root;
     std::filesystem::path cwd;
     util::Environment environment;
-    // The target of this machine ("linux-x86_64-cu130"): the default target when it is among
-    // the locked ones, and the target when nothing else names one. Empty: the first target.
-    std::string host_target;
+    // This machine, for a lock made for it (no --target and no targets in the inputs): its
+    // target's backend comes from the torch the inputs ask for (app/torch_choice.hpp), and the
+    // next build that runs here is tried when the indexes cannot satisfy one. Never consulted
+    // for targets named elsewhere: a lock's bytes depend on its inputs and the indexes only.
+    std::optional<Machine> machine;
+    // Lock for the machine alone even when the inputs name targets (setup does).
+    bool this_machine = false;
     net::TransferObserver* observer = nullptr;  // progress of whole-wheel downloads
     SourceSettings sources;
 };
@@ -104,11 +109,18 @@ struct LockOutcome {
     std::string stale_reason;
     lock::Lockfile lockfile;
     std::vector<std::string> notes;
+    // A lock for this machine: why its target, and the builds passed over on the way.
+    std::string target_reason;
+    std::vector<std::string> passed_over;
     nlohmann::json to_json() const;
 };
 
 // Throws util::InputError (bad inputs), resolve::Unsatisfiable (exit 3) and util::Error.
 LockOutcome run_lock(const LockRequest& request);
+
+// A lockfile read and parsed; a missing file or a parse problem is util::InputError (exit 2)
+// naming the file (and line:column).
+lock::Lockfile read_lockfile(const std::filesystem::path& path);
 
 // The input model for `request` (shared with setup): reads and validates the files.
 project::ProjectInput load_project_input(const InputSelection& input,

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/app/host_target.hpp"
 #include "aitk/app/lock.hpp"
+#include "aitk/app/machine.hpp"
 #include "aitk/app/sync.hpp"
 
 namespace aitk::app {
@@ -33,7 +33,10 @@ struct SetupRequest {
     std::filesystem::path cache_root;
     std::filesystem::path cwd;
     util::Environment environment;
-    HostTarget host;  // this machine (detect_host_target)
+    Machine machine;  // this machine (probe_machine), with what --backend / --force ask for
+    // --target: the lock target to install (from -l), or to lock for (otherwise). Honoured
+    // when its torch build runs here (or with --force), else refused; never replaced.
+    std::optional<std::string> target;
     bool windows = false;
     net::TransferObserver* observer = nullptr;
 };
@@ -51,12 +54,6 @@ struct SetupOutcome {
     nlohmann::json to_json() const;
     std::string summary() const;  // for people: what was done and how to run things
 };
-
-// The lock target for this machine: the first of `host.backends` for which the lock has
-// host.os-host.arch-backend. Throws resolve::Unsatisfiable (exit 3) naming the lock's targets
-// and this machine's backends when none fits.
-const lock::LockedTarget& choose_lock_target(const lock::Lockfile& lock, const HostTarget& host,
-                                             std::string& reason);
 
 // Throws util::InputError, resolve::Unsatisfiable, util::Error (smoke test failure: exit 1).
 SetupOutcome run_setup(const SetupRequest& request);

@@ -79,6 +79,8 @@ class IndexClient {
     // The same for many projects at once; each round fetches the pages of all of them in
     // parallel. One outcome per name, in order.
     std::vector<ProjectOutcome> projects(std::span<const std::string> names);
+    // `name` looked up beyond the torch backend index (IndexRouting::candidates_beyond_backend).
+    ProjectOutcome project_beyond_backend(std::string_view name);
 
     MetadataOutcome metadata(const DistributionFile& file);
     std::vector<MetadataOutcome> metadata(std::span<const DistributionFile> files);
@@ -95,6 +97,7 @@ class IndexClient {
         std::string url;
         std::string project;  // parse filter: "" for find-links pages
     };
+    std::vector<ProjectOutcome> lookup(std::span<const std::string> names, bool beyond_backend);
     void fetch_pages(const std::vector<PageTask>& tasks);
     void load_local(const IndexLocation& location);
     void settle_local_page(const PageTask& task, const std::filesystem::path& path);

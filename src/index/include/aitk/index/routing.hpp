@@ -25,16 +25,21 @@ struct IndexLocation {
     friend bool operator==(const IndexLocation&, const IndexLocation&) = default;
 };
 
-// REFERENCE.md §5. A trailing '*' matches a prefix ("pytorch-triton*").
+// The torch family (docs/data-sources.md): projects built per backend. A trailing '*' matches
+// a prefix ("pytorch-triton*").
 std::vector<std::string> default_torch_family();
+// The core of the family, which defines the backend: torch, torchvision, torchaudio.
+std::vector<std::string> default_torch_core();
 
 struct IndexRouting {
     // Searched in order; the first index that lists files of the project wins.
     std::vector<IndexLocation> indexes;
-    // When set, torch-family projects are looked up here and nowhere else.
+    // When set, the torch family's core is looked up here and nowhere else; the rest of the
+    // family here first, then on `indexes`.
     std::optional<IndexLocation> torch_backend_index;
     // PEP 503-normalised names or prefixes with '*'.
     std::vector<std::string> torch_family = default_torch_family();
+    std::vector<std::string> torch_core = default_torch_core();
 
     // pip-like options: the primary index, extra indexes and find-links in that order, and
     // the backend index "<torch_index_url>/<backend>/" when both are given. An empty primary
@@ -46,8 +51,12 @@ struct IndexRouting {
                                      std::string_view torch_backend = {});
 
     bool is_torch_family(std::string_view project) const;
+    bool is_torch_core(std::string_view project) const;
     // The indexes `project` may come from, in the order they are tried.
     std::vector<IndexLocation> candidates(std::string_view project) const;
+    // The same without the torch backend index: where a family member the backend index has
+    // no fitting version of is looked up next.
+    std::vector<IndexLocation> candidates_beyond_backend(std::string_view project) const;
 };
 
 // The page of `project` (PEP 503-normalised) on `index`: "<url><project>/" for simple and

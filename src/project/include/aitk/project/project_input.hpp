@@ -28,6 +28,10 @@ struct ProjectInput {
     // from unconditional plain torch/torchvision/torchaudio lines, which stay in `requirements`.
     std::map<std::string, std::string> torch_packages;
     std::vector<BackendOption> backends;  // preference order
+    // The one backend the input itself names, where it is not a pin's label (those are read
+    // from torch_packages): a conda snapshot's CUDA packages. `named_backend_by` says where.
+    std::optional<std::string> named_backend;
+    std::string named_backend_by;
     std::vector<InputRequirement> requirements;
     std::vector<InputRequirement> constraints;
     RequirementsOptions options;  // indexes, --pre, binary rules, from the inputs

@@ -73,8 +73,8 @@ struct Resolution {
 // ending with the conclusion ("… so the requirements cannot be satisfied").
 class Unsatisfiable : public util::Error {
   public:
-    explicit Unsatisfiable(std::string explanation)
-        : util::Error(util::ExitCode::unsatisfiable, std::move(explanation)) {}
+    explicit Unsatisfiable(std::string explanation, std::string hint = {})
+        : util::Error(util::ExitCode::unsatisfiable, std::move(explanation), std::move(hint)) {}
 };
 
 // A PackageSource failure (network, corrupt metadata): exit 1.
