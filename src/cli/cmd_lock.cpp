@@ -46,8 +46,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
     lock->add_option("--python", a->python, "Python X.Y or X.Y.Z (default: the manifest's)");
     lock->add_option("--backend", a->backend,
                      "This machine's backend when it is the target (auto = detect); honoured "
-                     "or refused, never replaced")
-        ->envname("AITK_ENV_TORCH_BACKEND");
+                     "or refused, never replaced; default: AITK_ENV_TORCH_BACKEND");
     lock->add_flag("--force", a->force,
                    "With --backend: lock that build even if this machine cannot run it");
     lock->add_flag("--upgrade", a->upgrade, "Ignore the versions of the existing lockfile");

@@ -37,10 +37,10 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     };
     auto a = std::make_shared<Args>();
     auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
-    sync->add_option("--backend", a->backend,
-                     "Backend of the target to install when --target is not given (cpu allows "
-                     "a CPU target on a GPU machine); honoured or refused")
-        ->envname("AITK_ENV_TORCH_BACKEND");
+    sync->add_option(
+        "--backend", a->backend,
+        "Backend of the target to install when --target is not given (cpu allows "
+        "a CPU target on a GPU machine; default: AITK_ENV_TORCH_BACKEND); honoured or refused");
     sync->add_flag("--force", a->force, "Install the target even if this machine cannot run it");
     sync->add_option("-l,--lock", a->lock, "Lockfile")->required();
     sync->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");

@@ -39,11 +39,10 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     f->excludes(b);
     setup->add_option("--project", args->project, "Project directory (see `lock --project`)");
     setup->add_option("-p,--prefix", args->prefix, "Prefix to create (default .venv)");
-    setup
-        ->add_option("--backend", args->backend,
-                     "Use this torch backend (auto = decide from the project's torch and this "
-                     "machine); honoured or refused, never replaced")
-        ->envname("AITK_ENV_TORCH_BACKEND");
+    setup->add_option(
+        "--backend", args->backend,
+        "Use this torch backend (auto = decide from the project's torch and this "
+        "machine; default: AITK_ENV_TORCH_BACKEND); honoured or refused, never replaced");
     setup->add_option("--target", args->target,
                       "OS-ARCH-BACKEND: the lock target to install (with -l) or to lock for; "
                       "honoured or refused, never replaced");
