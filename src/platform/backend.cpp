@@ -598,12 +598,14 @@ class Chooser {
                    (gpus.empty() ? std::string("these GPUs") : gpus) + cpu;
         }
         // No build of this release covers the GPUs: find the newest release with one that does
-        // (a planned release, whose builds are unverified, is not advice).
+        // (a planned release, whose builds are unverified, is advice only for another planned
+        // one).
+        auto planned = [](const TorchRelease& r) {
+            return std::find(r.unverified.begin(), r.unverified.end(), "cuda") !=
+                   r.unverified.end();
+        };
         for (auto it = tables_.releases.rbegin(); it != tables_.releases.rend(); ++it) {
-            if (std::find(it->unverified.begin(), it->unverified.end(), "cuda") !=
-                it->unverified.end()) {
-                continue;
-            }
+            if (planned(*it) && !planned(*release_)) continue;
             std::vector<std::string> builds = it->cuda;
             builds.insert(builds.end(), it->cuda_experimental.begin(), it->cuda_experimental.end());
             for (const auto& b : builds) {

@@ -520,4 +520,67 @@ TEST(Default, IsAiToolkits) {
     EXPECT_FALSE(r.forced);
 }
 
+// The 2.15 plan drops cu126, the last build with kernels for GPUs older than Turing: such a
+// GPU is refused there, and the fix names the release to pin below.
+TEST(BackendReleases, APreTuringGpuIsRefusedByTorch215WithThePinFix) {
+    BackendChoice c =
+        choose(nvidia("580.65.06", {{"NVIDIA GeForce GTX 1080 Ti", "6.1"}}), request("2.15.0", {}));
+    ASSERT_TRUE(c.refused()) << c.reason;
+    EXPECT_TRUE(c.candidates.empty());
+    EXPECT_NE(c.reason.find("cu130 has no kernels for sm_61"), std::string::npos) << c.reason;
+    EXPECT_NE(c.fix.find("the newest torch with one is 2.14 (cu126): pin torch<2.15"),
+              std::string::npos)
+        << c.fix;
+}
+
+// Several releases: the newest with a build that runs wins; the others' builds stay pairs.
+TEST(BackendReleases, SeveralReleasesGiveTheNewestThatRunsAndEveryPair) {
+    BackendRequest r = request("2.13.0", {});
+    r.releases = releases_allowing(*aitk::pep::SpecifierSet::parse(">=2.10"), tables());
+    ASSERT_EQ(r.releases.size(), 6u);  // 2.15 … 2.10
+    r.torch_text = "torch>=2.10";
+    BackendChoice c = choose(nvidia("570.124.06", {{"NVIDIA GeForce RTX 5090", "12.0"}}), r);
+    ASSERT_EQ(c.backend, "cu128") << c.reason;
+    EXPECT_EQ(c.release->to_string(), "2.11");
+    EXPECT_NE(c.reason.find("torch>=2.10 allows torch 2.15, 2.14, 2.13, 2.12, 2.11, 2.10"),
+              std::string::npos)
+        << c.reason;
+    EXPECT_NE(c.reason.find("torch 2.13: "), std::string::npos) << "passed over, with why";
+    EXPECT_EQ(c.candidates, (List{"cu128"}));
+    EXPECT_EQ(c.releases_of("cu128").size(), 2u);  // 2.11 and 2.10
+}
+
+TEST(BackendReleases, SpecifiersSelectReleases) {
+    auto keys = [](const char* spec) {
+        std::vector<std::string> out;
+        for (const auto& k : releases_allowing(*aitk::pep::SpecifierSet::parse(spec), tables()))
+            out.push_back(k.to_string());
+        return out;
+    };
+    EXPECT_EQ(keys("==2.7.0+cu128"), (List{"2.7"}));
+    EXPECT_EQ(keys("==2.11.*"), (List{"2.11"}));
+    EXPECT_EQ(keys(">=2.12,<2.14"), (List{"2.13", "2.12"}));
+    EXPECT_EQ(keys("~=2.9.1"), (List{"2.9"}));
+    EXPECT_TRUE(keys("<2.0").empty());
+    EXPECT_EQ(keys("").size(), tables().releases.size());
+}
+
+TEST(BackendReleases, CpuIsOfferedOnlyWhereNoGpuWouldIdle) {
+    Machine amd_windows;
+    amd_windows.os = OsKind::windows;
+    amd_windows.amd = {"gfx1100"};
+    EXPECT_TRUE(has_usable_gpu(host_of(amd_windows), probe_of(amd_windows)));
+    auto v = judge_build(host_of(amd_windows), probe_of(amd_windows), *ReleaseKey::parse("2.13"),
+                         "cpu", tables());
+    EXPECT_FALSE(v.runs);
+    EXPECT_NE(v.why.find("only with --backend cpu"), std::string::npos) << v.why;
+    EXPECT_TRUE(judge_build(host_of(amd_windows), probe_of(amd_windows), *ReleaseKey::parse("2.13"),
+                            "cpu", tables(), true)
+                    .runs);
+    Machine none;
+    EXPECT_TRUE(
+        judge_build(host_of(none), probe_of(none), *ReleaseKey::parse("2.13"), "cpu", tables())
+            .runs);
+}
+
 }  // namespace
