@@ -273,7 +273,7 @@ TEST(Environment, ChangesAndLookupsFollowTheCaseRule) {
 
 TEST(SelfExecutable, IsThisTestProgram) {
     auto self = aitk::util::self_executable_path();
-    EXPECT_EQ(self.filename(), "test_util_subprocess");
+    EXPECT_EQ(self.filename(), "test_util");
 }
 
 }  // namespace
