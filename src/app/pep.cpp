@@ -104,11 +104,14 @@ json op_marker(const json& r) {
     if (auto it = r.find("environment"); it != r.end()) {
         if (!it->is_object()) throw RequestError{"field \"environment\" must be an object"};
         for (const auto& [key, value] : it->items()) {
+            // packaging looks up only the variables a marker names, so a key that is no marker
+            // variable (its tests pass {"a": "a"}) is ignored, whatever its value.
+            const auto variable = pep::marker_variable_from_name(key);
+            if (!variable) continue;
             if (!value.is_string()) {
                 throw RequestError{"environment value \"" + key + "\" must be a string"};
             }
-            auto set = env.set(key, value.get<std::string>());
-            if (!set) throw RequestError{set.error().describe()};
+            env.set(*variable, value.get<std::string>());
         }
     }
     return ok(require(marker.evaluate(env)));

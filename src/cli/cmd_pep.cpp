@@ -4,6 +4,7 @@
 #include <string>
 
 #include "aitk/app/pep.hpp"
+#include "aitk/pep/marker.hpp"
 #include "aitk/util/error.hpp"
 #include "commands.hpp"
 
@@ -131,6 +132,11 @@ Command add_pep_command(CLI::App& app, GlobalOptions& globals) {
                 if (eq == std::string::npos) {
                     throw util::InputError("--env takes NAME=VALUE, got \"" + item + "\"");
                 }
+                // A name typed here is meant as a marker variable: a typo is reported, where
+                // `pep batch` ignores extra keys as packaging does.
+                auto set = pep::MarkerEnvironment().set(item.substr(0, eq), item.substr(eq + 1));
+                if (!set)
+                    return print_reply({{"ok", false}, {"error", set.error().describe()}}, globals);
                 env[item.substr(0, eq)] = item.substr(eq + 1);
             }
             request = {{"op", "marker"}, {"marker", args->a}, {"environment", env}};

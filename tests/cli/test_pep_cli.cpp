@@ -1,10 +1,11 @@
-// `aitk-env pep` through the real binary: the JSON-lines contract of CLI-CONTRACT.md.
+// `aitk-env pep` through the real binary: the JSON-lines contract of docs/cli.md.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "run_cli.hpp"
+#include "test_data.hpp"
 
 using aitk::test::run_cli;
 using nlohmann::json;
@@ -75,6 +76,49 @@ TEST(PepBatch, BadLinesGetErrorsAndTheBatchGoesOn) {
     EXPECT_NE(lines[4]["error"].get<std::string>().find("\"a\" must be a string"),
               std::string::npos);
     EXPECT_EQ(lines[5], json::parse(R"({"ok":true,"result":"2.0"})"));
+}
+
+// packaging reads from the environment only the variables a marker names: a key that is no
+// marker variable is ignored, whatever its value, while a variable must still be a string.
+TEST(PepBatch, MarkerEnvironmentIgnoresKeysThatAreNoVariables) {
+    std::string input =
+        R"({"op":"marker","marker":"'a' == 'a'","environment":{"a":"a"}})"
+        "\n"
+        R"({"op":"marker","marker":"os_name == 'posix'","environment":{"os_name":"posix","a":"a","b":1}})"
+        "\n"
+        R"({"op":"marker","marker":"os_name == 'posix'","environment":{"os_name":1}})"
+        "\n";
+    auto r = run_cli({"pep", "batch"}, input);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0], json::parse(R"({"ok":true,"result":true})"));
+    EXPECT_EQ(lines[1], json::parse(R"({"ok":true,"result":true})"));
+    EXPECT_FALSE(lines[2]["ok"].get<bool>());
+    EXPECT_NE(lines[2]["error"].get<std::string>().find("\"os_name\" must be a string"),
+              std::string::npos)
+        << lines[2];
+}
+
+// Every marker vector of tests/data/conformance, environment as given (extra keys included),
+// answered by one batch.
+TEST(PepBatch, EvaluatesEveryMarkerConformanceCase) {
+    const auto cases = aitk::test::conformance("markers");
+    ASSERT_GE(cases.size(), 90u);
+    std::string input;
+    for (const auto& c : cases) {
+        json request = {
+            {"op", "marker"}, {"marker", c["marker"]}, {"environment", c["environment"]}};
+        input += request.dump() + "\n";
+    }
+    auto r = run_cli({"pep", "batch"}, input);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        EXPECT_EQ(lines[i], (json{{"ok", true}, {"result", cases[i]["result"]}}))
+            << cases[i]["marker"];
+    }
 }
 
 TEST(PepBatch, InvalidUtf8DoesNotCrash) {
