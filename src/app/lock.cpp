@@ -238,7 +238,7 @@ std::optional<lock::LockedFile> direct_wheel(const std::string& url) {
     auto slash = plain.rfind('/');
     std::string filename(slash == std::string_view::npos ? plain : plain.substr(slash + 1));
     if (!filename.ends_with(".whl")) return std::nullopt;
-    return lock::LockedFile{filename, util::strip_credentials(plain), sha, 0};
+    return lock::LockedFile{filename, util::strip_credentials(plain), sha, std::nullopt};
 }
 
 // What looking into a source node found, on top of what its URL says.
@@ -260,7 +260,7 @@ void complete_source(lock::LockedSource& source, const std::string& url,
         return;
     }
     if (source.sha256.empty()) source.sha256 = inspected.sha256;
-    if (source.size == 0) source.size = inspected.size;
+    if (!source.size && inspected.size != 0) source.size = inspected.size;
 }
 
 // The commits an earlier lock chose for git requirements (by vcs_pin_key), except for the
@@ -428,13 +428,13 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
             std::string sha = file.sha256() ? std::string(*file.sha256()) : std::string();
             if (file.is_wheel()) {
                 lp.wheel = lock::LockedFile{file.filename, util::strip_credentials(file.url), sha,
-                                            file.size.value_or(0)};
+                                            file.size};
             } else {
                 lock::LockedSource s;
                 s.kind = "sdist";
                 s.url = util::strip_credentials(file.url);
                 s.sha256 = sha;
-                s.size = file.size.value_or(0);
+                s.size = file.size;
                 if (const auto* inspected = source.inspected(file.url)) {
                     complete_source(s, file.url, *inspected, false);
                 }

@@ -171,15 +171,14 @@ void find_files(const std::vector<std::string>& lookups,
                 package.index = found.indexes.add(locked_index(page->index));
                 std::string sha = chosen->sha256() ? std::string(*chosen->sha256()) : "";
                 if (file) {
-                    package.wheel =
-                        lock::LockedFile{chosen->filename, util::strip_credentials(chosen->url),
-                                         sha, chosen->size.value_or(0)};
+                    package.wheel = lock::LockedFile{
+                        chosen->filename, util::strip_credentials(chosen->url), sha, chosen->size};
                 } else {
                     lock::LockedSource source;
                     source.kind = "sdist";
                     source.url = util::strip_credentials(chosen->url);
                     source.sha256 = sha;
-                    source.size = chosen->size.value_or(0);
+                    source.size = chosen->size;
                     package.source = source;
                     found.notes.push_back(name + " " + package.version +
                                           ": no wheel on the index has the installed "
@@ -386,7 +385,7 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
                    (package.source->kind == "url" || package.source->kind == "sdist")) {
             unhashed.push_back({&package.source->sha256, &package.source->size, package.source->url,
                                 index::url_filename(package.source->url)});
-        } else if (package.wheel && package.wheel->size == 0) {
+        } else if (package.wheel && !package.wheel->size) {
             // A local wheel pip recorded by hash only: its size is one stat away.
             if (auto path = index::file_url_to_path(package.wheel->url)) {
                 std::error_code ec;

@@ -104,7 +104,7 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
         auto filename = index::url_filename(url);
         if (filename.ends_with(".whl") && subdirectory.empty()) {
             return DirectReference(
-                lock::LockedFile{filename, util::strip_credentials(url), sha, 0});
+                lock::LockedFile{filename, util::strip_credentials(url), sha, std::nullopt});
         }
         lock::LockedSource source;
         source.kind = "url";

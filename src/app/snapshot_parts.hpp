@@ -71,7 +71,7 @@ std::optional<std::filesystem::path> cached_wheel(const cache::Cache& cache,
 // downloaded once into the cache (as lock does for indexes that omit the hash).
 struct Unhashed {
     std::string* sha256;
-    std::uint64_t* size;
+    std::optional<std::uint64_t>* size;
     std::string url;
     std::string filename;
 };

@@ -1,4 +1,6 @@
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,10 +70,10 @@ std::string hashes(const std::string& sha256) {
 
 // The fields of a downloadable file: url, size when known, hashes.
 std::vector<std::pair<std::string, std::string>> file_fields(std::string_view url,
-                                                             std::uint64_t size,
+                                                             std::optional<std::uint64_t> size,
                                                              const std::string& sha256) {
     std::vector<std::pair<std::string, std::string>> fields = {{"url", toml_string(file_url(url))}};
-    if (size != 0) fields.emplace_back("size", std::to_string(size));
+    if (auto known = detail::known_size(size)) fields.emplace_back("size", std::to_string(*known));
     fields.emplace_back("hashes", hashes(sha256));
     return fields;
 }

@@ -32,6 +32,11 @@ bool reserved_variable(std::string_view name) noexcept {
     return util::iequals(name, "PATH");
 }
 
+std::optional<std::uint64_t> known_size(std::optional<std::uint64_t> size) noexcept {
+    if (size && *size == 0) return std::nullopt;
+    return size;
+}
+
 bool is_sha256_hex(std::string_view text) noexcept {
     if (text.size() != 64) return false;
     for (const char c : text) {

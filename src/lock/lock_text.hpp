@@ -1,6 +1,8 @@
 #pragma once
 // Rules the writer, the pip section and the reader share, so that what one writes the other
 // accepts.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +18,10 @@ std::string_view without_fragment(std::string_view url) noexcept;
 
 // Variables that conda reserves (`PATH`, in any case): never written, refused when read.
 bool reserved_variable(std::string_view name) noexcept;
+
+// A file size as a lockfile or an export states it: nullopt when unknown, and 0 counts as unknown
+// (no wheel or archive is empty; locks of earlier versions wrote 0 where the index gave none).
+std::optional<std::uint64_t> known_size(std::optional<std::uint64_t> size) noexcept;
 
 // 64 lower-case hex digits.
 bool is_sha256_hex(std::string_view text) noexcept;

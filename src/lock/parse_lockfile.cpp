@@ -281,7 +281,8 @@ LockedFile read_wheel(const Reader& reader, const YamlNode& node, const std::str
     file.filename = f.non_empty("filename");
     file.url = f.non_empty("url");
     file.sha256 = reader.sha256(f.required("sha256"), f.path("sha256"));
-    file.size = reader.whole_number(f.required("size"), f.path("size"));
+    if (const YamlNode* size = f.optional("size"))
+        file.size = detail::known_size(reader.whole_number(*size, f.path("size")));
     return file;
 }
 
@@ -301,7 +302,7 @@ LockedSource read_source(const Reader& reader, const YamlNode& node, const std::
     if (const YamlNode* sha = f.optional("sha256"))
         source.sha256 = reader.sha256(*sha, f.path("sha256"));
     if (const YamlNode* size = f.optional("size"))
-        source.size = reader.whole_number(*size, f.path("size"));
+        source.size = detail::known_size(reader.whole_number(*size, f.path("size")));
     source.subdirectory = f.optional_string("subdirectory");
     source.revision = f.optional_string("revision");
     if (const YamlNode* editable = f.optional("editable"))

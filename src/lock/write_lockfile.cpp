@@ -121,7 +121,9 @@ void write_file(YamlOut& out, int indent, const LockedFile& file) {
     out.field(indent + 2, "filename", file.filename);
     out.field(indent + 2, "url", detail::storable_url(file.url));
     out.field(indent + 2, "sha256", file.sha256);
-    out.field_raw(indent + 2, "size", std::to_string(file.size));
+    if (auto size = detail::known_size(file.size)) {
+        out.field_raw(indent + 2, "size", std::to_string(*size));
+    }
 }
 
 void write_source(YamlOut& out, int indent, const LockedSource& source) {
@@ -130,7 +132,9 @@ void write_source(YamlOut& out, int indent, const LockedSource& source) {
     out.field(indent + 2, "url", detail::storable_url(source.url));
     if (!source.commit.empty()) out.field(indent + 2, "commit", source.commit);
     if (!source.sha256.empty()) out.field(indent + 2, "sha256", source.sha256);
-    if (source.size != 0) out.field_raw(indent + 2, "size", std::to_string(source.size));
+    if (auto size = detail::known_size(source.size)) {
+        out.field_raw(indent + 2, "size", std::to_string(*size));
+    }
     if (!source.subdirectory.empty()) out.field(indent + 2, "subdirectory", source.subdirectory);
     if (!source.revision.empty()) out.field(indent + 2, "revision", source.revision);
     if (source.editable) out.field_raw(indent + 2, "editable", "true");

@@ -87,6 +87,36 @@ TEST_F(LockTest, LocksTheTorchFamilyFromTheBackendIndexAndTheRestFromThePrimary)
     EXPECT_EQ(*parsed, outcome.lockfile);
 }
 
+// The torch backend index is HTML only and gives no file sizes (nor does any PEP 503 page):
+// such a size stays unknown and is left out of the lockfile, never written as 0. The JSON
+// pages of the primary index give sizes, and those are kept.
+TEST_F(LockTest, AnUnknownSizeIsLeftOutNeverWrittenAsZero) {
+    write("requirements.txt", "torch==2.9.0\nrequests\n");
+    auto outcome = run_lock(request_for("requirements.txt", {"linux-x86_64-cu130"}));
+    const auto& target = outcome.lockfile.targets.at(0);
+    const auto& torch = package(target, "torch");
+    ASSERT_TRUE(torch.wheel);
+    EXPECT_FALSE(torch.wheel->size.has_value());
+    const auto& requests = package(target, "requests");
+    ASSERT_TRUE(requests.wheel);
+    ASSERT_TRUE(requests.wheel->size.has_value());
+    EXPECT_GT(*requests.wheel->size, 0u);
+
+    auto text = fs::read_file(outcome.path);
+    EXPECT_EQ(text.find("size: 0\n"), std::string::npos) << text;
+    std::size_t known = 0;
+    for (const auto& p : target.packages) {
+        if (p.wheel && p.wheel->size) ++known;
+    }
+    std::size_t written = 0;
+    for (auto at = text.find(" size: "); at != std::string::npos; at = text.find(" size: ", at + 1))
+        ++written;
+    EXPECT_EQ(written, known);
+    auto parsed = lock::parse_lockfile(text, "lock");
+    ASSERT_TRUE(parsed) << parsed.error().describe();
+    EXPECT_EQ(*parsed, outcome.lockfile);
+}
+
 TEST_F(LockTest, ReLockingUnchangedInputsIsByteIdenticalAndCheckPasses) {
     write("requirements.txt", "torch==2.9.0\nrequests\n");
     auto first =

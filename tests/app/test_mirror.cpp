@@ -145,7 +145,7 @@ lock::Lockfile two_targets() {
         lock::LockedSource{"sdist", "https://files.example/built-2.0.tar.gz", "", sha_m, 5, ""};
     lock::LockedPackage vcs;
     vcs.name = "from-git";
-    vcs.source = lock::LockedSource{"vcs", "git+https://g.example/r", "abc", "", 0, ""};
+    vcs.source = lock::LockedSource{"vcs", "git+https://g.example/r", "abc", "", std::nullopt, ""};
     cuda.packages = {sdist, wheel_package("common", "common-1.0-py3-none-any.whl", sha_a), vcs};
     lock.targets = {cuda, cpu};
     return lock;

@@ -39,9 +39,9 @@ TEST(SnapshotDirectUrl, ArchiveWheelKeepsUrlAndSha256) {
             "url": "https://user:pw@files.example/x/demo-1.0-py3-none-any.whl"})");
     ASSERT_TRUE(parsed) << parsed.error();
     auto file = std::get<lock::LockedFile>(*parsed);
-    EXPECT_EQ(file,
-              (lock::LockedFile{"demo-1.0-py3-none-any.whl",
-                                "https://files.example/x/demo-1.0-py3-none-any.whl", "cd34", 0}));
+    EXPECT_EQ(file, (lock::LockedFile{"demo-1.0-py3-none-any.whl",
+                                      "https://files.example/x/demo-1.0-py3-none-any.whl", "cd34",
+                                      std::nullopt}));
     // Only the older "hash" key.
     parsed = parse_direct_url(
         R"({"archive_info": {"hash": "sha256=AB12"}, "url": "file:///w/d-1.0-py3-none-any.whl"})");
@@ -59,16 +59,19 @@ TEST(SnapshotDirectUrl, SdistVcsAndDirectoryAreSources) {
         R"({"archive_info": {"hashes": {"sha256": "ee"}}, "url": "https://h/demo-1.0.tar.gz"})");
     ASSERT_TRUE(sdist);
     EXPECT_EQ(std::get<lock::LockedSource>(*sdist),
-              (lock::LockedSource{"url", "https://h/demo-1.0.tar.gz", "", "ee", 0, ""}));
+              (lock::LockedSource{"url", "https://h/demo-1.0.tar.gz", "", "ee", std::nullopt, ""}));
 
     auto vcs = parse_direct_url(
         R"({"url": "https://github.com/o/r.git", "subdirectory": "pkg",
             "vcs_info": {"vcs": "git", "requested_revision": "v1.2",
                          "commit_id": "0123456789abcdef0123456789abcdef01234567"}})");
     ASSERT_TRUE(vcs);
-    lock::LockedSource expected{
-        "vcs", "git+https://github.com/o/r.git", "0123456789abcdef0123456789abcdef01234567", "", 0,
-        "pkg"};
+    lock::LockedSource expected{"vcs",
+                                "git+https://github.com/o/r.git",
+                                "0123456789abcdef0123456789abcdef01234567",
+                                "",
+                                std::nullopt,
+                                "pkg"};
     expected.revision = "v1.2";
     EXPECT_EQ(std::get<lock::LockedSource>(*vcs), expected);
 
@@ -82,7 +85,7 @@ TEST(SnapshotDirectUrl, SdistVcsAndDirectoryAreSources) {
 
     auto dir = parse_direct_url(R"({"url": "file:///src/app", "dir_info": {"editable": true}})");
     ASSERT_TRUE(dir);
-    lock::LockedSource folder{"directory", "file:///src/app", "", "", 0, ""};
+    lock::LockedSource folder{"directory", "file:///src/app", "", "", std::nullopt, ""};
     folder.editable = true;
     EXPECT_EQ(std::get<lock::LockedSource>(*dir), folder);
 }

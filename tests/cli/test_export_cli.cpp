@@ -169,7 +169,7 @@ import json, sys, tomllib
 doc = tomllib.loads(sys.stdin.read())
 out = {k: doc[k] for k in ("lock-version", "created-by", "requires-python", "environments")}
 out["packages"] = {p["name"]: {"version": p["version"], "index": p.get("index"),
-                               "wheels": [[w["name"], w["url"], w["size"], w["hashes"]["sha256"]]
+                               "wheels": [[w["name"], w["url"], w.get("size"), w["hashes"]["sha256"]]
                                           for w in p["wheels"]]}
                    for p in doc["packages"]}
 out["tool"] = doc["tool"]["aitk-env"]
@@ -191,9 +191,13 @@ print(json.dumps(out))
         ASSERT_TRUE(package.wheel.has_value());
         EXPECT_EQ(entry["version"], package.version);
         EXPECT_EQ(entry["index"], server.url("/simple/"));
-        EXPECT_EQ(entry["wheels"], nlohmann::json::array({nlohmann::json::array(
-                                       {package.wheel->filename, package.wheel->url,
-                                        package.wheel->size, package.wheel->sha256})}));
+        // A size only where the lock knows one (PEP 751 makes it optional).
+        const auto size =
+            package.wheel->size ? nlohmann::json(*package.wheel->size) : nlohmann::json(nullptr);
+        EXPECT_EQ(
+            entry["wheels"],
+            nlohmann::json::array({nlohmann::json::array(
+                {package.wheel->filename, package.wheel->url, size, package.wheel->sha256})}));
     }
 }
 

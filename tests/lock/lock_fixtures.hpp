@@ -1,6 +1,8 @@
 #pragma once
 // Lockfiles for the lock tests: a small one (the golden text) and a rich one that uses every
 // field, several indexes and targets, and values YAML would misread if written plainly.
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "aitk/lock/lockfile.hpp"
@@ -12,7 +14,8 @@ inline std::string hex64(char c) {
 }
 
 inline lock::LockedPackage wheel_package(std::string name, std::string version, std::string index,
-                                         std::string url, char hash, std::uint64_t size) {
+                                         std::string url, char hash,
+                                         std::optional<std::uint64_t> size) {
     lock::LockedPackage p;
     p.name = std::move(name);
     p.version = std::move(version);
@@ -104,9 +107,10 @@ inline lock::Lockfile rich_lockfile() {
     auto sympy = wheel_package("sympy", "1.10", "primary",
                                "https://files.example/sympy-1.10-py3-none-any.whl", 'f', 7000);
     sympy.dependencies = {"mpmath"};
+    // A find-links page, like every HTML page, gives no size.
     auto mpmath =
         wheel_package("mpmath", "1e3", "find-links",
-                      "https://wheels.example/flat/mpmath-1e3-py3-none-any.whl", '0', 500);
+                      "https://wheels.example/flat/mpmath-1e3-py3-none-any.whl", '0', std::nullopt);
     auto requests =
         wheel_package("requests", "2.0", "",
                       "https://direct.example/requests-2.0-py3-none-any.whl#egg=x", '3', 60000);
@@ -119,7 +123,7 @@ inline lock::Lockfile rich_lockfile() {
                                     "git+https://github.com/example/extras.git",
                                     "0123456789abcdef0123456789abcdef01234567",
                                     "",
-                                    0,
+                                    std::nullopt,
                                     "pkg"};
     auto sdist = lock::LockedPackage{};
     sdist.name = "oldpkg";

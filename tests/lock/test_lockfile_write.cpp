@@ -83,6 +83,21 @@ TEST(WriteLockfile, SmallLockfileGoldenText) {
     EXPECT_EQ(write_lockfile(small_lockfile()), small_text);
 }
 
+// A size the index did not give is left out, never written as 0.
+TEST(WriteLockfile, AnUnknownSizeIsLeftOut) {
+    const std::string without = [] {
+        std::string text = small_text;
+        const std::string line = "            size: 2000\n";
+        return text.erase(text.find(line), line.size());
+    }();
+    for (const std::optional<std::uint64_t> size :
+         {std::optional<std::uint64_t>(), std::optional<std::uint64_t>(0)}) {
+        Lockfile lock = small_lockfile();
+        lock.targets[0].packages[0].wheel->size = size;
+        EXPECT_EQ(write_lockfile(lock), without);
+    }
+}
+
 TEST(WriteLockfile, ParsesBackToTheSameLockfile) {
     for (const auto& lock : {small_lockfile(), rich_lockfile()}) {
         const std::string text = write_lockfile(lock);
@@ -123,13 +138,13 @@ TEST(WriteLockfile, NeverWritesCredentials) {
     }
     LockedPackage ssh;
     ssh.name = "zz-ssh";
-    ssh.source =
-        LockedSource{"vcs", "git+ssh://git:sshpass@github.com/example/zz.git", "abc", "", 0, ""};
+    ssh.source = LockedSource{
+        "vcs", "git+ssh://git:sshpass@github.com/example/zz.git", "abc", "", std::nullopt, ""};
     cuda.packages.push_back(ssh);
     LockedPackage tokened;
     tokened.name = "zz-token";
     tokened.source = LockedSource{
-        "vcs", "git+https://ghp_tokentoken@github.com/example/t.git", "def", "", 0, ""};
+        "vcs", "git+https://ghp_tokentoken@github.com/example/t.git", "def", "", std::nullopt, ""};
     cuda.packages.push_back(tokened);
 
     const std::string text = write_lockfile(lock);

@@ -104,15 +104,16 @@ TEST(PipSection, SourcesWithoutHashAreLeftOut) {
     LockedTarget target;
     LockedPackage vcs;
     vcs.name = "v";
-    vcs.source = LockedSource{"vcs", "git+https://h/v.git", "abc", "", 0, ""};
+    vcs.source = LockedSource{"vcs", "git+https://h/v.git", "abc", "", std::nullopt, ""};
     LockedPackage folder;
     folder.name = "d";
-    folder.source = LockedSource{"directory", "/src/d", "", "", 0, ""};
+    folder.source = LockedSource{"directory", "/src/d", "", "", std::nullopt, ""};
     LockedPackage unhashed_sdist;
     unhashed_sdist.name = "s";
     unhashed_sdist.version = "1.0";
     unhashed_sdist.index = "primary";
-    unhashed_sdist.source = LockedSource{"sdist", "https://h/s-1.0.tar.gz", "", "", 0, ""};
+    unhashed_sdist.source =
+        LockedSource{"sdist", "https://h/s-1.0.tar.gz", "", "", std::nullopt, ""};
     target.packages = {vcs, folder, unhashed_sdist};
     const PipSection section = pip_section(lock, target);
     EXPECT_TRUE(section.lines.empty());

@@ -26,11 +26,15 @@ struct LockedIndex {
     friend bool operator==(const LockedIndex&, const LockedIndex&) = default;
 };
 
+// A file's size is what the index said (PEP 691 JSON gives it, HTML pages never do) or what a
+// download measured; nullopt when neither is known. An unknown size is left out of the lockfile,
+// never written as 0 (no wheel or archive is empty, so a `size: 0` older locks wrote reads back
+// as unknown).
 struct LockedFile {
     std::string filename;
     std::string url;     // without credentials
     std::string sha256;  // lower-case hex
-    std::uint64_t size = 0;
+    std::optional<std::uint64_t> size;
     friend bool operator==(const LockedFile&, const LockedFile&) = default;
 };
 
@@ -40,7 +44,7 @@ struct LockedSource {
     std::string url;     // repository or archive URL, without credentials
     std::string commit;  // vcs: the full commit (or the revision as written, in an opaque lock)
     std::string sha256;  // sdist/url archives
-    std::uint64_t size = 0;
+    std::optional<std::uint64_t> size;  // as LockedFile::size
     std::string subdirectory;
     // vcs: the branch or tag the requirement names, kept so that a re-lock knows whether the
     // locked commit still answers the same request; "" when it names a commit or nothing.
