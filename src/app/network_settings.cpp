@@ -1,6 +1,14 @@
 #include "aitk/app/lock.hpp"
 
+#include <string>
+
 namespace aitk::app {
+
+std::string unreachable_hint() {
+    return "or work without it: --offline uses only the cache, --index-url URL (or --rewrite-url "
+           "FROM=TO) names a reachable index or mirror, `setup --bundle FILE` installs from an "
+           "offline bundle";
+}
 
 net::DownloaderOptions downloader_options(const NetworkSettings& network) {
     net::DownloaderOptions options;
@@ -12,6 +20,8 @@ net::DownloaderOptions downloader_options(const NetworkSettings& network) {
         options.low_speed_time = *network.timeout;
     }
     if (network.retry_delay) options.retry.initial_backoff = *network.retry_delay;
+    options.answered_hosts = network.answered_hosts;
+    options.unreachable_hint = unreachable_hint();
     return options;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "aitk/app/lock.hpp"
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/net/downloader.hpp"
@@ -85,6 +86,7 @@ python::StandaloneInstall install(const PythonOptions& options, std::string_view
     net::DownloaderOptions net_options;
     net_options.concurrency = options.concurrency;
     net_options.ca_file = options.cert;
+    net_options.unreachable_hint = unreachable_hint();
     net::Downloader downloader(net_options);
     return python::install_standalone(request, table_of(options), cache, downloader);
 }

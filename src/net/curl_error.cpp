@@ -9,10 +9,12 @@ namespace aitk::net::detail {
 CurlFailure classify(CURLcode code) noexcept {
     using Kind = TransferError::Kind;
     switch (code) {
-        // The network or the server hiccuped: worth another try.
+        // No way to the server: a hiccup only when the server answered before.
         case CURLE_COULDNT_RESOLVE_PROXY:
         case CURLE_COULDNT_RESOLVE_HOST:
         case CURLE_COULDNT_CONNECT:
+            return {Kind::connection, true, true};
+        // The network or the server hiccuped: worth another try.
         case CURLE_WEIRD_SERVER_REPLY:
         case CURLE_HTTP2:
         case CURLE_PARTIAL_FILE:

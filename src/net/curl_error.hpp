@@ -13,6 +13,9 @@ namespace aitk::net::detail {
 struct CurlFailure {
     TransferError::Kind kind = TransferError::Kind::connection;
     bool retryable = false;
+    // No way to the server at all: its name (or the proxy's) did not resolve, or the
+    // connection was refused. Retried only on a server that answered earlier in the run.
+    bool unreachable = false;
 };
 
 CurlFailure classify(CURLcode code) noexcept;

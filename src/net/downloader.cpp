@@ -10,6 +10,7 @@
 #include <system_error>
 #include <thread>
 
+#include "aitk/net/answered_hosts.hpp"
 #include "aitk/net/content_range.hpp"
 #include "aitk/net/redact.hpp"
 #include "aitk/net/retry.hpp"
@@ -77,6 +78,17 @@ std::size_t writer_thread_count(const DownloaderOptions& options) {
     return std::clamp<std::size_t>(cores, 2, 4);
 }
 
+// Why a request that found no way to its server was not retried, and what to check.
+std::string unreachable_advice(std::string_view url, const std::string& hint) {
+    std::string origin = url_origin(url);
+    std::string text = " (nothing at " + (origin.empty() ? std::string("this address") : origin) +
+                       " has answered in this run, so it was not retried: check the network "
+                       "connection and the proxy variables https_proxy, http_proxy, all_proxy "
+                       "and no_proxy";
+    if (!hint.empty()) text += "; " + hint;
+    return text + ")";
+}
+
 // Every job ends with a result or an error; the fallback only guards against a bug.
 TransferError take_error(Job& job) {
     if (job.error) return std::move(*job.error);
@@ -110,6 +122,8 @@ struct Downloader::Impl {
           backoff(options.retry) {
         init_curl_once();
         if (options.concurrency == 0) options.concurrency = 1;
+        // Without the run's, a downloader of its own (a copy of options() shares it).
+        if (!options.answered_hosts) options.answered_hosts = std::make_shared<AnsweredHosts>();
         easy_config.options = &options;
         easy_config.ca_bundle = resolve_ca_bundle(options, process_env);
         easy_config.netrc_file = process_env("NETRC");
@@ -500,8 +514,16 @@ struct Downloader::Impl {
             if (failure.kind == Kind::tls && !failure.retryable) {
                 cause += " (" + explain_certificate_failure(cause) + ")";
             }
+            // The server that failed: after a redirect, not the one first asked.
+            char* current = nullptr;
+            curl_easy_getinfo(job.easy, CURLINFO_EFFECTIVE_URL, &current);
+            const std::string failed_url = current != nullptr ? current : job.url;
             detail::release_easy(job);
-            if (failure.retryable) {
+            if (failure.unreachable && !options.answered_hosts->contains(failed_url)) {
+                fail_after_attempts(
+                    job, failure.kind,
+                    cause + unreachable_advice(failed_url, options.unreachable_hint), job.status);
+            } else if (failure.retryable) {
                 retry_or_fail(job, failure.kind, cause, job.status, std::nullopt);
             } else {
                 fail_after_attempts(job, failure.kind, cause, job.status);
@@ -619,6 +641,7 @@ struct Downloader::Impl {
         std::deque<Job*> queue;
         for (auto& job : jobs) {
             job.options = &options;
+            job.answered = options.answered_hosts.get();
             job.cancelled = &cancelled;
             queue.push_back(&job);
         }

@@ -89,7 +89,14 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     auto& job = *static_cast<Job*>(user);
     const std::size_t bytes = size * count;
     try {
-        keep_header(job, std::string_view(data, bytes));
+        const std::string_view line(data, bytes);
+        keep_header(job, line);
+        if (job.answered != nullptr && util::istarts_with(line, "HTTP/")) {
+            // A status line: the server this attempt talks to (after any redirect) is there.
+            char* current = nullptr;
+            curl_easy_getinfo(job.easy, CURLINFO_EFFECTIVE_URL, &current);
+            if (current != nullptr) job.answered->add(current);
+        }
     } catch (const std::exception& error) {
         stop(job, Abort::local_io, error.what());
         return 0;

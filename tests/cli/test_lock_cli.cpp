@@ -111,6 +111,33 @@ TEST_F(LockCli, OfflineUsesOnlyTheCache) {
     EXPECT_TRUE(server.requests().empty());
 }
 
+// No network: an index whose host does not resolve, or whose port refuses the connection, on
+// the first request of the run ends the command at once with what to do instead. The retries
+// the environment allows are not spent (the message would say "after N attempts").
+TEST(LockCliNoNetwork, AnUnreachableIndexFailsAtOnceWithWhatToDo) {
+    auto dir = fs::TempDir::create("aitk-lock-no-network");
+    fs::write_file_atomic(dir.path() / "requirements.txt", "requests\n");
+    const auto refused = "http://127.0.0.1:" + std::to_string(unused_port());
+    for (const std::string& base : {std::string("http://pypi.aitk-env-test.invalid"), refused}) {
+        SCOPED_TRACE(base);
+        auto r = run_cli(
+            {"lock", "-r", (dir.path() / "requirements.txt").string(), "-o",
+             (dir.path() / "env.lock.yml").string(), "--python", "3.12.1", "--target",
+             "linux-x86_64-cpu", "--index-url", base + "/simple/", "--torch-index-url",
+             base + "/whl", "--cache-dir", (dir.path() / "cache").string(), "--no-progress"},
+            "",
+            {"-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY", "-u ALL_PROXY", "-u all_proxy",
+             "AITK_ENV_HTTP_RETRIES=4", "AITK_ENV_HTTP_RETRY_DELAY_MS=0"});
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        EXPECT_NE(r.err.find(base + "/"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("so it was not retried"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("attempts"), std::string::npos) << r.err;
+        for (const char* advice : {"https_proxy", "--offline", "--index-url", "setup --bundle"})
+            EXPECT_NE(r.err.find(advice), std::string::npos) << advice << "\n" << r.err;
+        EXPECT_FALSE(std::filesystem::exists(dir.path() / "env.lock.yml"));
+    }
+}
+
 TEST(LockCliManifest, ABadManifestIsExitTwoWithItsLocationAndAHint) {
     auto dir = fs::TempDir::create("aitk-lock-bad-manifest");
     fs::write_file_atomic(dir.path() / "m.yaml",

@@ -430,13 +430,17 @@ TEST_F(DownloaderTest, SlowTrickleHitsTheLowSpeedLimitAndResumes) {
     EXPECT_EQ(test::slurp(request.destination), content);
 }
 
-TEST_F(DownloaderTest, ConnectionRefusedIsRetriedUntilTheServerIsBack) {
+// A server that answered once in the run and then refuses connections is having a hiccup
+// (a restart): the refusal is retried until it is back.
+TEST_F(DownloaderTest, ConnectionRefusedAfterAFirstAnswerIsRetriedUntilTheServerIsBack) {
     const auto content = serve("/r.bin", 1'000);
+    server.add_file("/hello.txt", "hi");
+    auto downloader = make();
+    ASSERT_TRUE(downloader.fetch(net::FetchRequest{server.url("/hello.txt"), {}, {}, {}}));
     server.stop();
     clock->on_sleep = [&](std::size_t count) {
         if (count == 2) server.start();  // down for two attempts, back for the third
     };
-    auto downloader = make();
 
     const auto outcome = downloader.download(request_for("/r.bin", content));
 
@@ -445,24 +449,101 @@ TEST_F(DownloaderTest, ConnectionRefusedIsRetriedUntilTheServerIsBack) {
     EXPECT_EQ(server.requests_for("/r.bin").size(), 1u);
 }
 
-TEST_F(DownloaderTest, ClosedPortFailsClearlyAfterRetries) {
+// The run's record of answered servers is shared by the downloaders of one command: what one
+// of them reached, the next one retries.
+TEST_F(DownloaderTest, ServersAnsweredThroughAnotherDownloaderOfTheRunAreRetried) {
+    server.add_file("/hello.txt", "hi");
     auto options = test::test_options();
-    options.retry.max_attempts = 2;
-    auto downloader = make(options);
-    net::FileRequest request;
-    request.url = "http://127.0.0.1:" + std::to_string(test::unused_port()) + "/x.whl";
-    request.destination = dir.path() / "x.whl";
+    options.retry.max_attempts = 3;
+    options.answered_hosts = std::make_shared<net::AnsweredHosts>();
+    {
+        auto first = make(options);
+        ASSERT_TRUE(first.fetch(net::FetchRequest{server.url("/hello.txt"), {}, {}, {}}));
+    }
+    EXPECT_TRUE(options.answered_hosts->contains(server.url("/elsewhere")));
+    server.stop();
+    auto second = make(options);
 
-    const auto outcome = downloader.download(request);
+    const auto outcome = second.fetch(net::FetchRequest{server.url("/hello.txt"), {}, {}, {}});
 
     ASSERT_FALSE(outcome);
     EXPECT_EQ(outcome.error().kind, net::TransferError::Kind::connection);
-    EXPECT_EQ(outcome.error().attempts, 2);
-    EXPECT_THAT(outcome.error().message,
-                ::testing::StartsWith("GET " + request.url + " failed after 2 attempts: "));
-    EXPECT_THAT(outcome.error().message, HasSubstr("Failed to connect"));
-    EXPECT_EQ(clock->sleeps.size(), 1u);
+    EXPECT_EQ(outcome.error().attempts, 3);
+    EXPECT_EQ(clock->sleeps.size(), 2u);
+    EXPECT_THAT(outcome.error().message, HasSubstr("failed after 3 attempts: "));
+    EXPECT_THAT(outcome.error().message, Not(HasSubstr("not retried")));
+}
+
+// A connection dropped after a first success is a transient fault: retried as before.
+TEST_F(DownloaderTest, ADroppedConnectionAfterAFirstSuccessIsRetried) {
+    const auto content = serve("/d.bin", 5'000);
+    server.add_file("/hello.txt", "hi");
+    auto downloader = make();
+    ASSERT_TRUE(downloader.fetch(net::FetchRequest{server.url("/hello.txt"), {}, {}, {}}));
+    server.set_fault("/d.bin", Fault::reset_at(0, 2));
+
+    const auto outcome = downloader.download(request_for("/d.bin", content));
+
+    ASSERT_TRUE(outcome) << outcome.error().message;
+    EXPECT_EQ(outcome->attempts, 3);
+    EXPECT_EQ(clock->sleeps.size(), 2u);
+    EXPECT_EQ(test::slurp(outcome->destination), content);
+}
+
+// The first request to a server that refuses the connection says so at once: the network,
+// the proxy or the URL is wrong, and retrying would only delay the answer. The caller's hint
+// follows the downloader's own advice.
+TEST_F(DownloaderTest, ARefusedFirstConnectionFailsAtOnceWithAdvice) {
+    auto options = test::test_options();
+    options.retry.max_attempts = 5;
+    options.unreachable_hint = "or use --offline";
+    auto downloader = make(options);
+    RecordingObserver observer;
+    net::FileRequest request;
+    const auto port = std::to_string(test::unused_port());
+    request.url = "http://127.0.0.1:" + port + "/x.whl";
+    request.destination = dir.path() / "x.whl";
+
+    const auto outcome = downloader.download(request, &observer);
+
+    ASSERT_FALSE(outcome);
+    EXPECT_EQ(outcome.error().kind, net::TransferError::Kind::connection);
+    EXPECT_EQ(outcome.error().attempts, 1);
+    EXPECT_TRUE(clock->sleeps.empty());
+    EXPECT_TRUE(observer.retries.empty());
+    const auto& message = outcome.error().message;
+    EXPECT_THAT(message, ::testing::StartsWith("GET " + request.url + " failed: "));
+    EXPECT_THAT(message, HasSubstr("Failed to connect"));
+    EXPECT_THAT(message, HasSubstr("nothing at http://127.0.0.1:" + port +
+                                   " has answered in this run, so it was not retried"));
+    EXPECT_THAT(message, HasSubstr("proxy variables https_proxy, http_proxy, all_proxy"));
+    EXPECT_THAT(message, HasSubstr("; or use --offline)"));
     EXPECT_FALSE(std::filesystem::exists(request.destination));
+}
+
+// A host name that does not resolve (.invalid never does, RFC 6761) fails at once as well,
+// for every request of the batch.
+TEST_F(DownloaderTest, AnUnresolvableHostFailsAtOnceWithAdvice) {
+    auto options = test::test_options();
+    options.retry.max_attempts = 5;
+    auto downloader = make(options);
+    std::vector<net::FetchRequest> requests = {
+        {"http://pypi.aitk-env-test.invalid/simple/torch/", {}, {}, {}},
+        {"https://files.aitk-env-test.invalid/a.whl", {}, {}, {}}};
+
+    const auto outcomes = downloader.fetch(requests);
+
+    ASSERT_EQ(outcomes.size(), 2u);
+    for (const auto& outcome : outcomes) {
+        ASSERT_FALSE(outcome);
+        EXPECT_EQ(outcome.error().kind, net::TransferError::Kind::connection);
+        EXPECT_EQ(outcome.error().attempts, 1);
+        EXPECT_THAT(outcome.error().message, HasSubstr("resolve"));
+        EXPECT_THAT(outcome.error().message, HasSubstr("so it was not retried"));
+    }
+    EXPECT_THAT(outcomes[0].error().message, HasSubstr("http://pypi.aitk-env-test.invalid:80 "));
+    EXPECT_THAT(outcomes[1].error().message, HasSubstr("https://files.aitk-env-test.invalid:443 "));
+    EXPECT_TRUE(clock->sleeps.empty());
 }
 
 TEST_F(DownloaderTest, ContinuesAPartFileLeftByAnEarlierRun) {

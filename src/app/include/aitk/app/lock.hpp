@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,11 +46,20 @@ struct NetworkSettings {
     std::optional<std::chrono::seconds> timeout;
     // AITK_ENV_HTTP_RETRY_DELAY_MS: the first backoff wait (later ones grow from it).
     std::optional<std::chrono::milliseconds> retry_delay;
+    // The servers that answered so far in this command, shared by every downloader made from
+    // these settings (copies share it): a first request that finds no way to its server fails
+    // at once instead of being retried.
+    std::shared_ptr<net::AnsweredHosts> answered_hosts = std::make_shared<net::AnsweredHosts>();
 };
 
-// The downloader knobs these settings stand for (concurrency, CA bundle, retries, timeouts);
-// every command that downloads builds its net::Downloader from this.
+// The downloader knobs these settings stand for (concurrency, CA bundle, retries, timeouts, the
+// run's answered servers, the advice for an unreachable one); every command that downloads
+// builds its net::Downloader from this.
 net::DownloaderOptions downloader_options(const NetworkSettings& network);
+
+// What a user can do instead when a server cannot be reached at all (the options that avoid
+// the network), added to the downloader's own advice.
+std::string unreachable_hint();
 
 // Which input; at most one of manifest / requirements / conda_file (none: the built-in
 // manifest).

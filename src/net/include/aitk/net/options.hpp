@@ -4,8 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "aitk/net/answered_hosts.hpp"
 
 namespace aitk::net {
 
@@ -54,6 +57,14 @@ struct DownloaderOptions {
     // Threads that write and hash file bodies beside the transfer thread; 0 does it on the
     // transfer thread itself. Unset: one per core, at least 2 and at most 4.
     std::optional<std::size_t> writer_threads;
+    // The servers that answered earlier in this run. A request whose host does not resolve or
+    // whose connection is refused is retried only when its server is in here: otherwise it
+    // fails at once, with advice about the network and the proxy variables. Give every
+    // downloader of one command the same instance; null: the downloader keeps its own.
+    std::shared_ptr<AnsweredHosts> answered_hosts;
+    // Appended to that advice: what else the user can do (e.g. the options that avoid the
+    // network). Empty: nothing.
+    std::string unreachable_hint;
 };
 
 // "aitk-env/<version>".
