@@ -303,8 +303,8 @@ struct TargetLock {
     std::vector<std::string> notes;
 };
 
-// Files whose index gave no sha256 are downloaded once and hashed (REFERENCE.md §2: the torch
-// index sometimes omits it); they land in the cache for the install.
+// Files whose index gave no sha256 are downloaded once and hashed (docs/data-sources.md §2: the
+// torch index sometimes omits it); they land in the cache for the install.
 void fill_missing_hashes(std::vector<lock::LockedFile*>& files, cache::Cache& cache,
                          net::Downloader& downloader, bool offline,
                          net::TransferObserver* observer) {

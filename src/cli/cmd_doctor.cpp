@@ -299,7 +299,7 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
     // The libcuda child probe runs the binary itself in a separate process (see libcuda.hpp).
     doctor->add_option("--libcuda-probe-child", args->libcuda_child)->group("");
     doctor->footer(
-        "Output: a report on stdout, or with --json the object of CLI-CONTRACT.md (os, arch, libc, "
+        "Output: a report on stdout, or with --json one object (os, arch, libc, "
         "memory_gib, "
         "gpus, nvidia, backends, backend, reason, pythons, checks). A compute capability no probe "
         "could report is looked up by the GPU's name: the report says \"from the model name\", "

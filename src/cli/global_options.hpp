@@ -1,5 +1,5 @@
 #pragma once
-// Options every command accepts (CLI-CONTRACT.md "Global options").
+// Options every command accepts (docs/cli.md "Global options").
 #include <CLI/CLI.hpp>
 
 #include <cstddef>

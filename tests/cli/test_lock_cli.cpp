@@ -156,9 +156,9 @@ TEST(LockCliManifest, ABadManifestIsExitTwoWithItsLocationAndAHint) {
     EXPECT_NE(unknown_key.err.find("hint: "), std::string::npos) << unknown_key.err;
 }
 
-// The torch index sometimes gives no sha256 (REFERENCE.md §2): lock downloads such a wheel once
-// to hash it, shows that download as progress lines (no terminal here), and the next lock finds
-// the file in the cache.
+// The torch index sometimes gives no sha256 (docs/data-sources.md §2): lock downloads such a wheel
+// once to hash it, shows that download as progress lines (no terminal here), and the next lock
+// finds the file in the cache.
 TEST(LockCliHashing, WheelsWithoutAnIndexHashAreDownloadedAndHashedWithProgress) {
     auto dir = fs::TempDir::create("aitk-lock-nohash");
     MirrorBuilder m(dir.path() / "mirror");

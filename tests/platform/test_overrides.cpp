@@ -1,4 +1,4 @@
-// Detection overrides (CLI-CONTRACT.md): read, validated, and reported by variable name.
+// Detection overrides (docs/cli.md): read, validated, and reported by variable name.
 #include "aitk/platform/overrides.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The compiled-in tables match the reference facts (REFERENCE.md §1-3), and the loaders report
-// malformed tables with file:line:column.
+// The compiled-in tables match the reference facts (docs/data-sources.md §1-3), and the loaders
+// report malformed tables with file:line:column.
 #include "aitk/platform/tables.hpp"
 
 #include <gtest/gtest.h>

@@ -479,8 +479,8 @@ TEST(RequirementsIncludes, RequirementsAndConstraintsRelativeToTheIncludingFile)
     auto options = files({
         {"/proj/requirements.txt",
          "-r sub/base.txt\ntop==1\n--constraint=constraints.txt\n--requirement ./sub/base.txt\n"},
-        {"/proj/sub/base.txt", "# base\nbase==2\n-r ../shared/common.txt\n"},
-        {"/proj/shared/common.txt", "common==3\n--pre\n"},
+        {"/proj/sub/base.txt", "# base\nbase==2\n-r ../common/common.txt\n"},
+        {"/proj/common/common.txt", "common==3\n--pre\n"},
         {"/proj/constraints.txt", "torch==2.7.0\n-r nested-constraints.txt\n"},
         {"/proj/nested-constraints.txt", "numpy<2\n"},
     });
@@ -490,9 +490,9 @@ TEST(RequirementsIncludes, RequirementsAndConstraintsRelativeToTheIncludingFile)
               (std::vector<std::string>{"base==2", "common==3", "top==1", "base==2", "common==3"}));
     EXPECT_EQ(texts(file->constraints), (std::vector<std::string>{"torch==2.7.0", "numpy<2"}));
     EXPECT_TRUE(file->options.pre);
-    EXPECT_EQ(file->requirements[1].where, (SourceLocation{"/proj/shared/common.txt", 1, 1}));
+    EXPECT_EQ(file->requirements[1].where, (SourceLocation{"/proj/common/common.txt", 1, 1}));
     std::vector<std::filesystem::path> expected_files{
-        "/proj/requirements.txt", "/proj/sub/base.txt", "/proj/shared/common.txt",
+        "/proj/requirements.txt", "/proj/sub/base.txt", "/proj/common/common.txt",
         "/proj/constraints.txt", "/proj/nested-constraints.txt"};
     EXPECT_EQ(file->files, expected_files);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // `aitk-env doctor`: what this machine is, which torch backend runs on it and why, which
 // interpreters it has, and whether it is ready for the manifest's hardware profiles. One result
-// value, its JSON (CLI-CONTRACT.md `doctor --json`) and its exit code.
+// value, its JSON (`doctor --json` in docs/cli.md) and its exit code.
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
@@ -75,7 +75,7 @@ struct DoctorReport {
     // its findings are also in `checks` (native.*). JSON key "native_libraries".
     std::optional<diag::ScanReport> native_libraries;
 
-    // 3 when no backend can be chosen (CLI-CONTRACT.md: unsatisfiable), else 1 when a check
+    // 3 when no backend can be chosen (docs/cli.md: unsatisfiable), else 1 when a check
     // fails, else 0.
     int exit_code() const;
     nlohmann::json to_json() const;

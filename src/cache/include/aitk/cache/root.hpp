@@ -1,10 +1,10 @@
 #pragma once
-// Where the cache lives when --cache-dir is not given (CLI-CONTRACT.md), computed from an
+// Where the cache lives when --cache-dir is not given (docs/cli.md), computed from an
 // environment passed in, so tests and the CLI decide what the environment is.
-#include "aitk/util/subprocess.hpp"
 #include <filesystem>
 #include <map>
 #include <string>
+#include "aitk/util/subprocess.hpp"
 
 namespace aitk::cache {
 

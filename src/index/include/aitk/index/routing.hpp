@@ -25,7 +25,7 @@ struct IndexLocation {
     friend bool operator==(const IndexLocation&, const IndexLocation&) = default;
 };
 
-// The torch family (docs/data-sources.md): projects built per backend. A trailing '*' matches
+// The torch family (docs/data-sources.md §5): projects built per backend. A trailing '*' matches
 // a prefix ("pytorch-triton*").
 std::vector<std::string> default_torch_family();
 // The core of the family, which defines the backend: torch, torchvision, torchaudio.

@@ -1,5 +1,5 @@
 #pragma once
-// JSON forms of the probe results: the keys of CLI-CONTRACT.md's `doctor --json`, and a round
+// JSON forms of the probe results: the keys of `doctor --json` (docs/cli.md), and a round
 // trip for the probe cache.
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Detection overrides from the environment (CLI-CONTRACT.md "Detection overrides"): they win
+// Detection overrides from the environment (docs/cli.md "Detection overrides"): they win
 // over every probe, in the spirit of uv's UV_CUDA_DRIVER_VERSION and conda's CONDA_OVERRIDE_CUDA.
 #include <optional>
 #include <string>

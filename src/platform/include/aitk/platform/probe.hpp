@@ -1,6 +1,6 @@
 #pragma once
 // The whole hardware probe: overrides first, then NVIDIA sources best first (NVML → libcuda →
-// sysfs → procfs → nvidia-smi, REFERENCE.md §4), AMD (kfd / rocm_agent_enumerator), Intel
+// sysfs → procfs → nvidia-smi, docs/data-sources.md §4), AMD (kfd / rocm_agent_enumerator), Intel
 // discrete GPUs (PCI), Apple Silicon. Every step is recorded, with its outcome, for doctor.
 #include <vector>
 

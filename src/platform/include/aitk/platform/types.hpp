@@ -100,7 +100,7 @@ struct GpuDevice {
     friend bool operator==(const GpuDevice&, const GpuDevice&) = default;
 };
 
-// Where the NVIDIA facts came from (CLI-CONTRACT.md `nvidia.source`).
+// Where the NVIDIA facts came from (`nvidia.source` in docs/cli.md).
 enum class NvidiaSource : std::uint8_t { override_env, nvml, libcuda, sysfs, procfs, nvidia_smi };
 std::string_view source_name(NvidiaSource source) noexcept;  // "override", "nvml", ...
 Parsed<NvidiaSource> parse_source_name(std::string_view text);

@@ -1,6 +1,6 @@
 #pragma once
-// pip requirements files, the whole format pip accepts (REFERENCE.md §6): `-r`/`-c` recursion
-// (paths relative to the including file, cycles reported with the chain), index options,
+// pip requirements files, the whole format pip accepts (docs/data-sources.md §6): `-r`/`-c`
+// recursion (paths relative to the including file, cycles reported with the chain), index options,
 // `--pre`, `--only-binary`/`--no-binary`, per-line `--hash`, markers, extras, `name @ url`,
 // VCS and plain URLs (`git+https://…@rev#egg=name`, `-e` too), `\` continuations, comments
 // (`#` at line start or after whitespace) and `${VAR}` expansion (only that form, as pip does).

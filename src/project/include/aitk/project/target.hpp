@@ -1,5 +1,5 @@
 #pragma once
-// A lock/install target, "OS-ARCH-BACKEND" (CLI-CONTRACT.md "Targets"): linux|windows|macos,
+// A lock/install target, "OS-ARCH-BACKEND" (docs/cli.md "Targets"): linux|windows|macos,
 // x86_64|aarch64|arm64, cpu|cuXYZ|rocmX.Y|xpu|mps. With a Python version it gives the PEP 508
 // marker environment and the wheel tags of that target, so a lock made on Linux can hold a
 // Windows target.

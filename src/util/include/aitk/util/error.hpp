@@ -8,7 +8,7 @@
 
 namespace aitk::util {
 
-// Exit codes fixed by CLI-CONTRACT.md.
+// Exit codes fixed by the command-line contract (docs/cli.md).
 enum class ExitCode : int {
     ok = 0,
     failure = 1,
