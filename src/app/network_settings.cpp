@@ -20,7 +20,7 @@ net::DownloaderOptions downloader_options(const NetworkSettings& network) {
         options.low_speed_time = *network.timeout;
     }
     if (network.retry_delay) options.retry.initial_backoff = *network.retry_delay;
-    options.answered_hosts = network.answered_hosts;
+    options.reachability = network.reachability;
     options.unreachable_hint = unreachable_hint();
     return options;
 }

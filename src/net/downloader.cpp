@@ -10,8 +10,8 @@
 #include <system_error>
 #include <thread>
 
-#include "aitk/net/answered_hosts.hpp"
 #include "aitk/net/content_range.hpp"
+#include "aitk/net/reachability.hpp"
 #include "aitk/net/redact.hpp"
 #include "aitk/net/retry.hpp"
 #include "aitk/net/tls.hpp"
@@ -122,8 +122,8 @@ struct Downloader::Impl {
           backoff(options.retry) {
         init_curl_once();
         if (options.concurrency == 0) options.concurrency = 1;
-        // Without the run's, a downloader of its own (a copy of options() shares it).
-        if (!options.answered_hosts) options.answered_hosts = std::make_shared<AnsweredHosts>();
+        // Without the run's record, one of its own (a copy of options() shares it).
+        if (!options.reachability) options.reachability = std::make_shared<HostReachability>();
         easy_config.options = &options;
         easy_config.ca_bundle = resolve_ca_bundle(options, process_env);
         easy_config.netrc_file = process_env("NETRC");
@@ -400,6 +400,13 @@ struct Downloader::Impl {
     void start_attempt(Job& job) {
         if (!job.started && !prepare(job)) return;
         if (job.state == Job::State::done) return;
+        // A server this run already found no way to: said at once, without another lookup.
+        if (auto cause = options.reachability->unreachable_cause(job.url)) {
+            fail(job, Kind::connection,
+                 "GET " + job.shown_url + " failed: " + *cause +
+                     unreachable_advice(job.url, options.unreachable_hint));
+            return;
+        }
         job.attempts += 1;
         job.body_checked = false;
         job.body_to_sink = false;
@@ -519,7 +526,8 @@ struct Downloader::Impl {
             curl_easy_getinfo(job.easy, CURLINFO_EFFECTIVE_URL, &current);
             const std::string failed_url = current != nullptr ? current : job.url;
             detail::release_easy(job);
-            if (failure.unreachable && !options.answered_hosts->contains(failed_url)) {
+            if (failure.unreachable && !options.reachability->has_answered(failed_url)) {
+                options.reachability->unreachable(failed_url, cause);
                 fail_after_attempts(
                     job, failure.kind,
                     cause + unreachable_advice(failed_url, options.unreachable_hint), job.status);
@@ -641,7 +649,7 @@ struct Downloader::Impl {
         std::deque<Job*> queue;
         for (auto& job : jobs) {
             job.options = &options;
-            job.answered = options.answered_hosts.get();
+            job.reachability = options.reachability.get();
             job.cancelled = &cancelled;
             queue.push_back(&job);
         }

@@ -91,11 +91,11 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     try {
         const std::string_view line(data, bytes);
         keep_header(job, line);
-        if (job.answered != nullptr && util::istarts_with(line, "HTTP/")) {
+        if (job.reachability != nullptr && util::istarts_with(line, "HTTP/")) {
             // A status line: the server this attempt talks to (after any redirect) is there.
             char* current = nullptr;
             curl_easy_getinfo(job.easy, CURLINFO_EFFECTIVE_URL, &current);
-            if (current != nullptr) job.answered->add(current);
+            if (current != nullptr) job.reachability->answered(current);
         }
     } catch (const std::exception& error) {
         stop(job, Abort::local_io, error.what());

@@ -12,9 +12,9 @@
 #include <string>
 
 #include "aitk/fs/hash.hpp"
-#include "aitk/net/answered_hosts.hpp"
 #include "aitk/net/clock.hpp"
 #include "aitk/net/options.hpp"
+#include "aitk/net/reachability.hpp"
 #include "aitk/net/transfer.hpp"
 #include "body_writers.hpp"
 #include "part_file.hpp"
@@ -40,7 +40,7 @@ struct Job {
     std::string url;        // with credentials: handed to libcurl only
     std::string shown_url;  // redacted: everything the user or a caller sees
     const DownloaderOptions* options = nullptr;
-    AnsweredHosts* answered = nullptr;  // told of every response
+    HostReachability* reachability = nullptr;  // the run's, told of every response
     const std::atomic<bool>* cancelled = nullptr;
 
     State state = State::queued;

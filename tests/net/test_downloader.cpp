@@ -455,12 +455,12 @@ TEST_F(DownloaderTest, ServersAnsweredThroughAnotherDownloaderOfTheRunAreRetried
     server.add_file("/hello.txt", "hi");
     auto options = test::test_options();
     options.retry.max_attempts = 3;
-    options.answered_hosts = std::make_shared<net::AnsweredHosts>();
+    options.reachability = std::make_shared<net::HostReachability>();
     {
         auto first = make(options);
         ASSERT_TRUE(first.fetch(net::FetchRequest{server.url("/hello.txt"), {}, {}, {}}));
     }
-    EXPECT_TRUE(options.answered_hosts->contains(server.url("/elsewhere")));
+    EXPECT_TRUE(options.reachability->has_answered(server.url("/elsewhere")));
     server.stop();
     auto second = make(options);
 
@@ -519,6 +519,37 @@ TEST_F(DownloaderTest, ARefusedFirstConnectionFailsAtOnceWithAdvice) {
     EXPECT_THAT(message, HasSubstr("proxy variables https_proxy, http_proxy, all_proxy"));
     EXPECT_THAT(message, HasSubstr("; or use --offline)"));
     EXPECT_FALSE(std::filesystem::exists(request.destination));
+}
+
+// A server found unreachable is not tried again in the run: the other requests to it fail at
+// once with the same cause, without another connection or lookup, in this downloader and in
+// the others of the run.
+TEST_F(DownloaderTest, RequestsToAServerFoundUnreachableAreNotSent) {
+    auto options = test::test_options(1);  // one at a time: the first fails before the others
+    options.reachability = std::make_shared<net::HostReachability>();
+    auto downloader = make(options);
+    const auto base = "http://127.0.0.1:" + std::to_string(test::unused_port());
+    std::vector<net::FetchRequest> requests = {
+        {base + "/a", {}, {}, {}}, {base + "/b", {}, {}, {}}, {base + "/c", {}, {}, {}}};
+
+    const auto outcomes = downloader.fetch(requests);
+
+    ASSERT_EQ(outcomes.size(), 3u);
+    EXPECT_EQ(outcomes[0].error().attempts, 1);
+    for (std::size_t i = 1; i < 3; ++i) {
+        ASSERT_FALSE(outcomes[i]);
+        EXPECT_EQ(outcomes[i].error().kind, net::TransferError::Kind::connection);
+        EXPECT_EQ(outcomes[i].error().attempts, 0);
+        EXPECT_THAT(outcomes[i].error().message,
+                    ::testing::StartsWith("GET " + requests[i].url + " failed: "));
+        EXPECT_THAT(outcomes[i].error().message, HasSubstr("Failed to connect"));
+        EXPECT_THAT(outcomes[i].error().message, HasSubstr("so it was not retried"));
+    }
+    auto another = make(options);
+    const auto later = another.fetch(net::FetchRequest{base + "/d", {}, {}, {}});
+    ASSERT_FALSE(later);
+    EXPECT_EQ(later.error().attempts, 0);
+    EXPECT_TRUE(clock->sleeps.empty());
 }
 
 // A host name that does not resolve (.invalid never does, RFC 6761) fails at once as well,

@@ -46,10 +46,10 @@ struct NetworkSettings {
     std::optional<std::chrono::seconds> timeout;
     // AITK_ENV_HTTP_RETRY_DELAY_MS: the first backoff wait (later ones grow from it).
     std::optional<std::chrono::milliseconds> retry_delay;
-    // The servers that answered so far in this command, shared by every downloader made from
-    // these settings (copies share it): a first request that finds no way to its server fails
-    // at once instead of being retried.
-    std::shared_ptr<net::AnsweredHosts> answered_hosts = std::make_shared<net::AnsweredHosts>();
+    // What this command knows of its servers, shared by every downloader made from these
+    // settings (copies share it): a first request that finds no way to its server fails at
+    // once instead of being retried, and so do later ones to that server.
+    std::shared_ptr<net::HostReachability> reachability = std::make_shared<net::HostReachability>();
 };
 
 // The downloader knobs these settings stand for (concurrency, CA bundle, retries, timeouts, the

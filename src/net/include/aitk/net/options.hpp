@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "aitk/net/answered_hosts.hpp"
+#include "aitk/net/reachability.hpp"
 
 namespace aitk::net {
 
@@ -57,11 +57,12 @@ struct DownloaderOptions {
     // Threads that write and hash file bodies beside the transfer thread; 0 does it on the
     // transfer thread itself. Unset: one per core, at least 2 and at most 4.
     std::optional<std::size_t> writer_threads;
-    // The servers that answered earlier in this run. A request whose host does not resolve or
-    // whose connection is refused is retried only when its server is in here: otherwise it
-    // fails at once, with advice about the network and the proxy variables. Give every
-    // downloader of one command the same instance; null: the downloader keeps its own.
-    std::shared_ptr<AnsweredHosts> answered_hosts;
+    // What this run knows of its servers (see reachability.hpp). A request whose host does not
+    // resolve or whose connection is refused is retried only when its server answered earlier
+    // in the run: otherwise it fails at once, with advice about the network and the proxy
+    // variables, and later requests to that server fail at once too. Give every downloader of
+    // one command the same instance; null: the downloader keeps its own.
+    std::shared_ptr<HostReachability> reachability;
     // Appended to that advice: what else the user can do (e.g. the options that avoid the
     // network). Empty: nothing.
     std::string unreachable_hint;

@@ -1,4 +1,4 @@
-#include "aitk/net/answered_hosts.hpp"
+#include "aitk/net/reachability.hpp"
 
 #include <curl/curl.h>
 
@@ -38,18 +38,36 @@ std::string url_origin(std::string_view url) {
     return out;
 }
 
-void AnsweredHosts::add(std::string_view url) {
+void HostReachability::answered(std::string_view url) {
     auto origin = url_origin(url);
     if (origin.empty()) return;
     const std::lock_guard lock(mutex_);
-    origins_.insert(std::move(origin));
+    unreachable_.erase(origin);
+    answered_.insert(std::move(origin));
 }
 
-bool AnsweredHosts::contains(std::string_view url) const {
+bool HostReachability::has_answered(std::string_view url) const {
     const auto origin = url_origin(url);
     if (origin.empty()) return false;
     const std::lock_guard lock(mutex_);
-    return origins_.find(origin) != origins_.end();
+    return answered_.find(origin) != answered_.end();
+}
+
+void HostReachability::unreachable(std::string_view url, std::string cause) {
+    auto origin = url_origin(url);
+    if (origin.empty()) return;
+    const std::lock_guard lock(mutex_);
+    if (answered_.find(origin) != answered_.end()) return;
+    unreachable_.emplace(std::move(origin), std::move(cause));
+}
+
+std::optional<std::string> HostReachability::unreachable_cause(std::string_view url) const {
+    const auto origin = url_origin(url);
+    if (origin.empty()) return std::nullopt;
+    const std::lock_guard lock(mutex_);
+    const auto it = unreachable_.find(origin);
+    if (it == unreachable_.end()) return std::nullopt;
+    return it->second;
 }
 
 }  // namespace aitk::net
