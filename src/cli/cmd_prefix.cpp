@@ -64,7 +64,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     command.run = [a, &globals]() -> int {
         auto rewrite = app::configured_rewrite_rules(a->rewrite_urls);
         auto layout = app::open_prefix(a->prefix, host_is_windows);
-        auto parsed = std::make_optional(app::read_lockfile(a->lock));
+        const auto lockfile = app::read_lockfile(a->lock);
         std::optional<std::string> own;
         if (auto recorded = app::read_prefix_lock(layout)) own = recorded->target;
         app::SyncRequest request;
@@ -74,8 +74,8 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         std::string reason;
         std::optional<std::string> wanted;
         if (!a->target.empty()) wanted = a->target;
-        const auto* target = &app::choose_sync_target(*parsed, machine, wanted, own, reason);
-        request.lock = &*parsed;
+        const auto* target = &app::choose_sync_target(lockfile, machine, wanted, own, reason);
+        request.lock = &lockfile;
         request.target = target;
         request.layout = layout;
         request.network = network_settings(globals);
@@ -122,9 +122,7 @@ Command add_verify_command(CLI::App& app, GlobalOptions& globals) {
         auto layout = app::open_prefix(a->prefix, host_is_windows);
         std::optional<lock::Lockfile> lockfile;
         if (!a->lock.empty()) {
-            auto parsed = lock::parse_lockfile(fs::read_file(a->lock), a->lock);
-            if (!parsed) throw parsed.error().to_error();
-            lockfile = std::move(*parsed);
+            lockfile = app::read_lockfile(a->lock);
         }
         auto report = app::verify_prefix(layout, lockfile, a->target);
         if (globals.json) {
