@@ -27,10 +27,10 @@ set(CPACK_PACKAGE_VENDOR aitk-env)
 set(CPACK_PACKAGE_CONTACT ${AITK_ENV_PACKAGE_CONTACT})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "correct, reproducible Python + PyTorch environments for AI training projects")
-set(CPACK_PACKAGE_DESCRIPTION
-    "aitk-env reads the GPU driver and compute capability, picks the torch wheel set that runs on "
-    "the machine, resolves and hash-checks everything into a shared cache, installs it into an "
-    "isolated venv-compatible prefix, writes a lockfile and launch shims.")
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+    "aitk-env reads the GPU driver and compute capability, picks the torch wheel set that runs "
+    "on the machine, resolves and hash-checks everything into a shared cache, installs it into "
+    "an isolated venv-compatible prefix, writes a lockfile and launch shims.")
 string(TOLOWER "${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR}" aitk_package_system)
 set(CPACK_PACKAGE_FILE_NAME ${CPACK_PACKAGE_NAME}-${PROJECT_VERSION}-${aitk_package_system})
 set(CPACK_STRIP_FILES ON)
