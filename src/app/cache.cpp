@@ -1,3 +1,4 @@
+#include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
 
 #include <array>
@@ -60,7 +61,7 @@ std::string human_bytes(std::uint64_t bytes) {
 }
 
 std::filesystem::path resolve_cache_root(const std::string& flag, const cache::Environment& env) {
-    if (!flag.empty()) return std::filesystem::absolute(flag);
+    if (!flag.empty()) return std::filesystem::absolute(util::path_from_utf8(flag));
     return cache::default_cache_root(env);
 }
 

@@ -4,6 +4,7 @@
 
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 #ifdef _WIN32
 #include <stdlib.h>
@@ -30,13 +31,14 @@ std::string join(std::string base, std::initializer_list<std::string_view> parts
 }  // namespace
 
 std::filesystem::path default_cache_root(const Environment& env, HostStyle host) {
-    if (std::string dir = lookup(env, "AITK_ENV_CACHE_DIR", host); !dir.empty()) return dir;
+    if (std::string dir = lookup(env, "AITK_ENV_CACHE_DIR", host); !dir.empty()) return util::path_from_utf8(dir);
     if (host == HostStyle::windows) {
         if (std::string local = lookup(env, "LOCALAPPDATA", host); !local.empty()) {
-            return join(local, {"aitk-env", "cache"}, '\\');
+            return util::path_from_utf8(join(local, {"aitk-env", "cache"}, '\\'));
         }
         if (std::string profile = lookup(env, "USERPROFILE", host); !profile.empty()) {
-            return join(profile, {"AppData", "Local", "aitk-env", "cache"}, '\\');
+            return util::path_from_utf8(
+                join(profile, {"AppData", "Local", "aitk-env", "cache"}, '\\'));
         }
         throw util::InputError(
             "cannot choose a cache folder: LOCALAPPDATA and USERPROFILE are "
@@ -45,10 +47,10 @@ std::filesystem::path default_cache_root(const Environment& env, HostStyle host)
     }
     // The XDG spec says relative values are invalid and must be ignored.
     if (std::string xdg = lookup(env, "XDG_CACHE_HOME", host); !xdg.empty() && xdg[0] == '/') {
-        return join(xdg, {"aitk-env"}, '/');
+        return util::path_from_utf8(join(xdg, {"aitk-env"}, '/'));
     }
     if (std::string home = lookup(env, "HOME", host); !home.empty()) {
-        return join(home, {".cache", "aitk-env"}, '/');
+        return util::path_from_utf8(join(home, {".cache", "aitk-env"}, '/'));
     }
     throw util::InputError("cannot choose a cache folder: neither XDG_CACHE_HOME nor HOME is set",
                            "pass --cache-dir DIR or set AITK_ENV_CACHE_DIR");

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "aitk/util/utf8.hpp"
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/progress.hpp"
@@ -43,8 +44,8 @@ Command add_bundle_command(CLI::App& app, GlobalOptions& globals) {
     command.app = bundle;
     command.run = [args, &globals]() -> int {
         app::BundleRequest request;
-        request.lockfile = args->lock;
-        request.output = args->output;
+        request.lockfile = util::path_from_utf8(args->lock);
+        request.output = util::path_from_utf8(args->output);
         request.targets = args->targets;
         request.include_python = !args->no_python;
         auto environment = util::current_environment();

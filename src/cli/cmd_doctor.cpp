@@ -17,6 +17,7 @@
 #include "aitk/app/native_check.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -229,7 +230,7 @@ int run_scan(const DoctorArgs& args, const GlobalOptions& globals) {
         request.os = *os;
     }
     request.host_os = request.os == host;
-    if (!args.system32.empty()) request.system32 = std::filesystem::path(args.system32);
+    if (!args.system32.empty()) request.system32 = util::path_from_utf8(args.system32);
     if (!args.search_path.empty()) {
         request.search_path.emplace();
         for (const auto& p : args.search_path)
@@ -334,9 +335,9 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
         o.manifest = args->manifest;
         o.input = input_selection(args->manifest, args->requirements, args->env_file, args->project,
                                   false);
-        if (!args->lock.empty()) o.lockfile = std::filesystem::path(args->lock);
+        if (!args->lock.empty()) o.lockfile = util::path_from_utf8(args->lock);
         o.cwd = std::filesystem::current_path();
-        o.prefix = args->prefix;
+        o.prefix = util::path_from_utf8(args->prefix);
         o.refresh = args->refresh;
         app::DoctorReport report = app::run_doctor(o);
         if (globals.json) {

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <memory>
 
+#include "aitk/util/utf8.hpp"
 #include "aitk/app/export.hpp"
 #include "aitk/lock/export.hpp"
 #include "commands.hpp"
@@ -45,11 +46,11 @@ Command add_export_command(CLI::App& app, GlobalOptions& globals) {
     command.app = export_app;
     command.run = [a, &globals]() -> int {
         app::ExportRequest request;
-        if (!a->lock.empty()) request.lockfile = a->lock;
-        if (!a->prefix.empty()) request.prefix = a->prefix;
+        if (!a->lock.empty()) request.lockfile = util::path_from_utf8(a->lock);
+        if (!a->prefix.empty()) request.prefix = util::path_from_utf8(a->prefix);
         request.format = a->format;
         request.target = a->target;
-        if (!a->output.empty()) request.output = a->output;
+        if (!a->output.empty()) request.output = util::path_from_utf8(a->output);
         request.cwd = std::filesystem::current_path();
 #ifdef _WIN32
         request.windows = true;

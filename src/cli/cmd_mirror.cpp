@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/mirror.hpp"
 #include "aitk/app/progress.hpp"
@@ -42,8 +43,8 @@ Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
     command.app = mirror;
     command.run = [args, &globals]() -> int {
         app::MirrorRequest request;
-        request.lockfile = args->lock;
-        request.output = args->output;
+        request.lockfile = util::path_from_utf8(args->lock);
+        request.output = util::path_from_utf8(args->output);
         if (!args->base_url.empty()) request.base_url = args->base_url;
         request.targets = args->targets;
         request.sources.rewrite = app::configured_rewrite_rules(args->rewrite_urls);

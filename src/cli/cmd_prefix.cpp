@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/prefix.hpp"
 #include "aitk/app/progress.hpp"
@@ -63,8 +64,8 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     command.app = sync;
     command.run = [a, &globals]() -> int {
         auto rewrite = app::configured_rewrite_rules(a->rewrite_urls);
-        auto layout = app::open_prefix(a->prefix, host_is_windows);
-        const auto lockfile = app::read_lockfile(a->lock);
+        auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
+        const auto lockfile = app::read_lockfile(util::path_from_utf8(a->lock));
         std::optional<std::string> own;
         if (auto recorded = app::read_prefix_lock(layout)) own = recorded->target;
         app::SyncRequest request;
@@ -119,10 +120,10 @@ Command add_verify_command(CLI::App& app, GlobalOptions& globals) {
     Command command;
     command.app = verify;
     command.run = [a, &globals]() -> int {
-        auto layout = app::open_prefix(a->prefix, host_is_windows);
+        auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
         std::optional<lock::Lockfile> lockfile;
         if (!a->lock.empty()) {
-            lockfile = app::read_lockfile(a->lock);
+            lockfile = app::read_lockfile(util::path_from_utf8(a->lock));
         }
         auto report = app::verify_prefix(layout, lockfile, a->target);
         if (globals.json) {
@@ -142,7 +143,7 @@ Command add_list_command(CLI::App& app, GlobalOptions& globals) {
     Command command;
     command.app = list;
     command.run = [prefix, &globals]() -> int {
-        auto layout = app::open_prefix(*prefix, host_is_windows);
+        auto layout = app::open_prefix(util::path_from_utf8(*prefix), host_is_windows);
         auto dists = install::installed_distributions(layout);
         if (globals.json) {
             std::cout << app::list_json(dists).dump(2) << "\n";
@@ -168,7 +169,7 @@ Command add_run_command(CLI::App& app, GlobalOptions& /*globals*/) {
     Command command;
     command.app = run;
     command.run = [a]() -> int {
-        auto layout = app::open_prefix(a->prefix, host_is_windows);
+        auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
         auto env = app::run_environment(layout, util::current_environment());
         auto path = util::environment_lookup(env, "PATH").value_or("");
         auto program = util::find_program(a->command[0], path, host_is_windows);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
@@ -81,7 +82,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.lockfile = path_or_none(args->lock);
         request.bundle = path_or_none(args->bundle);
         if (!args->target.empty()) request.target = args->target;
-        request.prefix = args->prefix;
+        request.prefix = util::path_from_utf8(args->prefix);
         if (!args->python.empty()) request.python = args->python;
         request.link_mode = *install::parse_link_mode(args->link_mode);
         request.dry_run = args->dry_run;

@@ -12,6 +12,7 @@
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -54,7 +55,7 @@ Command add_snapshot_command(CLI::App& app, GlobalOptions& globals) {
     command.app = snapshot;
     command.run = [a, &globals]() -> int {
         app::SnapshotRequest request;
-        request.prefix = a->prefix;
+        request.prefix = util::path_from_utf8(a->prefix);
         request.windows = host_is_windows;
         request.allow_unlocked = a->allow_unlocked;
         request.keep_installer_tools = a->all;
@@ -79,7 +80,7 @@ Command add_snapshot_command(CLI::App& app, GlobalOptions& globals) {
 
         auto text = lock::write_lockfile(outcome.lockfile);
         if (!a->output.empty()) {
-            std::filesystem::path path(a->output);
+            std::filesystem::path path = util::path_from_utf8(a->output);
             std::error_code ec;
             if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
             fs::write_file_atomic(path, text);

@@ -18,12 +18,13 @@
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::cli {
 
 std::optional<std::filesystem::path> path_or_none(const std::string& s) {
     if (s.empty()) return std::nullopt;
-    return std::filesystem::path(s);
+    return util::path_from_utf8(s);
 }
 
 app::InputSelection input_selection(const std::string& manifest, const std::string& requirements,

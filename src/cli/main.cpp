@@ -8,9 +8,12 @@
 #include "aitk/util/error.hpp"
 #include "commands.hpp"
 #include "global_options.hpp"
+#include "utf8_arguments.hpp"
 
-int main(int argc, char** argv) {
+int main(int raw_argc, char** raw_argv) {
     using aitk::util::ExitCode;
+    aitk::cli::use_utf8_console();
+    aitk::cli::Utf8Arguments arguments(raw_argc, raw_argv);
     CLI::App app{"aitk-env: correct, reproducible Python + PyTorch environments for AI training",
                  "aitk-env"};
     app.set_version_flag("--version", std::string("aitk-env ") + AITK_ENV_VERSION);
@@ -36,7 +39,7 @@ int main(int argc, char** argv) {
     commands.push_back(aitk::cli::add_snapshot_command(app, globals));
 
     try {
-        app.parse(argc, argv);
+        app.parse(arguments.argc(), arguments.argv());
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
         return rc == 0 ? 0 : static_cast<int>(ExitCode::bad_input);

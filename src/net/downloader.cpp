@@ -33,7 +33,10 @@ using std::chrono::milliseconds;
 namespace {
 
 void init_curl_once() {
-    static const CURLcode result = curl_global_init(CURL_GLOBAL_DEFAULT);
+    static const CURLcode result = [] {
+        select_tls_backend();
+        return curl_global_init(CURL_GLOBAL_DEFAULT);
+    }();
     if (result != CURLE_OK) {
         throw std::runtime_error(std::string("libcurl could not start: ") +
                                  curl_easy_strerror(result));
@@ -127,6 +130,7 @@ struct Downloader::Impl {
         easy_config.options = &options;
         easy_config.ca_bundle = resolve_ca_bundle(options, process_env);
         easy_config.netrc_file = process_env("NETRC");
+        easy_config.native_ca = trusts_system_store();
         easy_config.user_agent =
             options.user_agent.empty() ? default_user_agent() : options.user_agent;
         if (const auto threads = writer_thread_count(options); threads > 0) {

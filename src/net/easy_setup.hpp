@@ -18,6 +18,8 @@ struct EasyConfig {
     std::optional<std::string> netrc_file;  // $NETRC; libcurl finds ~/.netrc by itself
     std::string user_agent;
     CURLSH* share = nullptr;
+    // Without a CA bundle, trust the OS's certificate store (Windows: OpenSSL has no store there).
+    bool native_ca = false;
 };
 
 // Sets job.easy and job.header_list; returns an error text when libcurl refuses a setting.

@@ -1,18 +1,37 @@
 #include "aitk/net/tls.hpp"
 
+#include <curl/curl.h>
+
 #include <cstdlib>
 #include <string_view>
 #include <system_error>
 
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "utf8_path.hpp"
 
 namespace aitk::net {
 
+void select_tls_backend() {
+#ifdef _WIN32
+    // Fails only when the backend is missing or libcurl already started; either way libcurl
+    // keeps its default, and a certificate test shows which one answered.
+    curl_global_sslset(CURLSSLBACKEND_OPENSSL, nullptr, nullptr);
+#endif
+}
+
+bool trusts_system_store() {
+#ifdef _WIN32
+    return true;
+#else
+    return false;
+#endif
+}
+
 std::optional<std::string> process_env(const char* name) {
-    const char* value = std::getenv(name);
-    if (value == nullptr || *value == '\0') return std::nullopt;
-    return std::string(value);
+    auto value = util::env_utf8(name);
+    if (!value || value->empty()) return std::nullopt;
+    return value;
 }
 
 std::optional<CaBundle> resolve_ca_bundle(const DownloaderOptions& options, const EnvLookup& env) {

@@ -1,5 +1,7 @@
 #include "dynamic_library.hpp"
 
+#include "aitk/util/utf8.hpp"
+
 #ifdef _WIN32
 #ifndef NOMINMAX
 #define NOMINMAX
@@ -11,17 +13,6 @@
 
 namespace aitk::platform::detail {
 
-#ifdef _WIN32
-namespace {
-std::wstring widen(const std::string& s) {
-    if (s.empty()) return {};
-    int n = MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
-    std::wstring out(static_cast<std::size_t>(n), L'\0');
-    MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), out.data(), n);
-    return out;
-}
-}  // namespace
-#endif
 
 util::Expected<DynamicLibrary, std::string> DynamicLibrary::open(const std::string& name) {
 #ifdef _WIN32
@@ -29,7 +20,7 @@ util::Expected<DynamicLibrary, std::string> DynamicLibrary::open(const std::stri
     // A bare name is looked up in System32 only; a full path also resolves the DLL's own
     // dependencies from its folder.
     DWORD flags = has_dir ? LOAD_WITH_ALTERED_SEARCH_PATH : LOAD_LIBRARY_SEARCH_SYSTEM32;
-    HMODULE h = LoadLibraryExW(widen(name).c_str(), nullptr, flags);
+    HMODULE h = LoadLibraryExW(util::wide_from_utf8(name).c_str(), nullptr, flags);
     if (!h) {
         DWORD code = GetLastError();
         return util::Unexpected(name + ": LoadLibraryExW failed with error " +

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 #ifdef _WIN32
 #ifndef NOMINMAX
@@ -560,23 +561,8 @@ Expected<ProcessResult, ProcessStartError> run_process(const ProcessRequest& req
 
 namespace {
 
-std::wstring widen(std::string_view s) {
-    if (s.empty()) return {};
-    int n = MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
-    std::wstring out(static_cast<std::size_t>(n), L'\0');
-    MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), out.data(), n);
-    return out;
-}
-
-std::string narrow(std::wstring_view s) {
-    if (s.empty()) return {};
-    int n = WideCharToMultiByte(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0,
-                                nullptr, nullptr);
-    std::string out(static_cast<std::size_t>(n), '\0');
-    WideCharToMultiByte(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), out.data(), n, nullptr,
-                        nullptr);
-    return out;
-}
+std::wstring widen(std::string_view s) { return wide_from_utf8(s); }
+std::string narrow(std::wstring_view s) { return utf8_from_wide(s); }
 
 std::string last_error_text(DWORD code) {
     wchar_t* text = nullptr;

@@ -1,5 +1,16 @@
 #include "nginx_process.hpp"
 
+#ifdef _WIN32
+// nginx is a Linux program here; under Wine the tests that need it skip (have_nginx() false).
+namespace aitk::test {
+bool have_nginx() { return false; }
+bool port_accepts(std::uint16_t) { return false; }
+std::string nginx_temp_paths(const std::filesystem::path&) { return {}; }
+NginxProcess::NginxProcess(const std::filesystem::path&, std::uint16_t port) : port_(port) {}
+NginxProcess::~NginxProcess() = default;
+bool NginxProcess::running() const { return false; }
+}  // namespace aitk::test
+#else
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -88,3 +99,4 @@ bool NginxProcess::running() const {
 }
 
 }  // namespace aitk::test
+#endif  // _WIN32

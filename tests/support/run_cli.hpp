@@ -1,17 +1,19 @@
 #pragma once
 // Runs the built aitk-env binary as a user would (a real process, real stdin/stdout) and
 // captures what it printed and its exit code.
+#ifndef _WIN32
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
+#include <chrono>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "aitk/util/subprocess.hpp"
 
 namespace aitk::test {
 
@@ -33,41 +35,36 @@ inline std::string shell_quote(const std::string& s) {
     return q + "'";
 }
 
-// `env` entries are `env` arguments: "NAME=value" sets, "-u NAME" unsets.
+// `env` entries are `env` arguments: "NAME=value" sets, "-u NAME" unsets. Runs through
+// util::run_process (no shell), so the same test runs on Windows.
 inline CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = {},
                          const std::vector<std::string>& env = {}) {
-    namespace fs = std::filesystem;
-    static int counter = 0;
-    fs::path dir = fs::temp_directory_path() /
-                   ("aitk-cli-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(dir);
-    {
-        std::ofstream in(dir / "stdin", std::ios::binary);
-        in << stdin_text;
+    util::ProcessRequest request;
+    request.argv.push_back(AITK_ENV_EXE);
+    request.argv.insert(request.argv.end(), args.begin(), args.end());
+    request.stdin_data = stdin_text;
+    request.timeout = std::chrono::minutes(10);
+    request.output_limit = std::size_t{256} << 20;
+    for (const auto& entry : env) {
+        if (entry.rfind("-u ", 0) == 0) {
+            request.environment_changes[entry.substr(3)] = std::nullopt;
+        } else if (const auto eq = entry.find('='); eq != std::string::npos) {
+            request.environment_changes[entry.substr(0, eq)] = entry.substr(eq + 1);
+        }
     }
-    std::string cmd = "env ";
-    for (const auto& e : env)
-        cmd += e + " ";
-    cmd += shell_quote(AITK_ENV_EXE);
-    for (const auto& a : args)
-        cmd += " " + shell_quote(a);
-    cmd += " <" + shell_quote((dir / "stdin").string()) + " >" +
-           shell_quote((dir / "stdout").string()) + " 2>" + shell_quote((dir / "stderr").string());
-    int status = std::system(cmd.c_str());
     CliResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    auto slurp = [](const fs::path& p) {
-        std::ifstream f(p, std::ios::binary);
-        std::ostringstream ss;
-        ss << f.rdbuf();
-        return ss.str();
-    };
-    r.out = slurp(dir / "stdout");
-    r.err = slurp(dir / "stderr");
-    fs::remove_all(dir);
+    auto result = util::run_process(request);
+    if (!result) {
+        r.err = "cannot start aitk-env: " + result.error().message;
+        return r;
+    }
+    r.exit_code = result->end == util::ProcessEnd::exited ? result->exit_code : -1;
+    r.out = std::move(result->out);
+    r.err = std::move(result->err);
     return r;
 }
 
+#ifndef _WIN32
 // Starts `argv` (argv[0] is the program's path) in the background with exactly `env`
 // ("NAME=value" entries), stdin from /dev/null, stdout to /dev/null, stderr into `stderr_file`
 // ("" = /dev/null), in the folder `cwd` ("" = this process's). The pid, or -1 with `errno`
@@ -99,5 +96,7 @@ inline pid_t spawn_background(std::vector<std::string> argv, std::vector<std::st
     }
     return pid;
 }
+
+#endif  // !_WIN32
 
 }  // namespace aitk::test

@@ -28,7 +28,17 @@ std::optional<CaBundle> resolve_ca_bundle(const DownloaderOptions& options, cons
 // the error message of a transfer that failed verification.
 std::string explain_certificate_failure(std::string_view curl_message);
 
-// getenv, with empty values treated as unset.
+// The TLS library libcurl uses, chosen once before libcurl starts. On Windows our libcurl has
+// Schannel and OpenSSL; OpenSSL is chosen, so certificate checks behave as on Linux and can be
+// tested under Wine, with the Windows certificate store as the trust anchors (see
+// trusts_system_store()). Elsewhere libcurl's only backend is used.
+void select_tls_backend();
+
+// Whether transfers without a CA bundle must ask libcurl for the OS's certificate store
+// (CURLSSLOPT_NATIVE_CA): true on Windows.
+bool trusts_system_store();
+
+// getenv (UTF-8, on Windows too), with empty values treated as unset.
 std::optional<std::string> process_env(const char* name);
 
 }  // namespace aitk::net
