@@ -13,12 +13,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <stdexcept>
 
 #include "aitk/fs/hash.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::test {
 namespace {
@@ -56,20 +58,48 @@ std::string content_type_for(std::string_view path) {
     return "application/octet-stream";
 }
 
+// RFC 9110 IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), in std::chrono so that it needs no
+// gmtime_r / timegm / strptime (Windows has none of them).
+constexpr const char* month_names[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+constexpr const char* day_names[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+
 std::string format_http_date(std::int64_t epoch) {
-    const std::time_t t = static_cast<std::time_t>(epoch);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
+    using namespace std::chrono;
+    const sys_seconds t{seconds{epoch}};
+    const auto day = floor<days>(t);
+    const year_month_day date{day};
+    const hh_mm_ss time{t - day};
+    const weekday wd{day};
     char buffer[64];
-    std::strftime(buffer, sizeof buffer, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    std::snprintf(buffer, sizeof buffer, "%s, %02u %s %04d %02d:%02d:%02d GMT",
+                  day_names[wd.c_encoding()], static_cast<unsigned>(date.day()),
+                  month_names[static_cast<unsigned>(date.month()) - 1],
+                  static_cast<int>(date.year()), static_cast<int>(time.hours().count()),
+                  static_cast<int>(time.minutes().count()),
+                  static_cast<int>(time.seconds().count()));
     return buffer;
 }
 
 std::optional<std::int64_t> parse_http_date(const std::string& text) {
-    std::tm tm{};
-    const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    if (end == nullptr) return std::nullopt;
-    return static_cast<std::int64_t>(timegm(&tm));
+    using namespace std::chrono;
+    char day_name[4] = {}, month_name[4] = {};
+    int day_number = 0, year_number = 0, hour = 0, minute = 0, second = 0;
+    if (std::sscanf(text.c_str(), "%3s, %2d %3s %4d %2d:%2d:%2d GMT", day_name, &day_number,
+                    month_name, &year_number, &hour, &minute, &second) != 7) {
+        return std::nullopt;
+    }
+    unsigned month_number = 0;
+    for (unsigned i = 0; i < 12; ++i) {
+        if (std::string_view(month_name) == month_names[i]) month_number = i + 1;
+    }
+    const year_month_day date{year{year_number}, month{month_number},
+                              day{static_cast<unsigned>(day_number)}};
+    if (month_number == 0 || !date.ok() || hour > 23 || minute > 59 || second > 60) {
+        return std::nullopt;
+    }
+    const auto t = sys_days{date} + hours{hour} + minutes{minute} + seconds{second};
+    return static_cast<std::int64_t>(t.time_since_epoch().count());
 }
 
 std::string base64(std::string_view data) {
@@ -412,8 +442,10 @@ void HttpServer::start() {
     }
     std::unique_ptr<httplib::Server> server;
     if (options_.https) {
-        server = std::make_unique<httplib::SSLServer>(options_.cert_file.c_str(),
-                                                      options_.key_file.c_str());
+        // httplib takes char paths and hands them to OpenSSL, which reads them as UTF-8.
+        const auto cert = util::utf8_of(options_.cert_file);
+        const auto key = util::utf8_of(options_.key_file);
+        server = std::make_unique<httplib::SSLServer>(cert.c_str(), key.c_str());
     } else {
         server = std::make_unique<httplib::Server>();
     }

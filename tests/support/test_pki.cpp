@@ -86,7 +86,11 @@ CertPtr make_certificate(const CertSpec& spec, EVP_PKEY* key, X509* issuer, EVP_
 }
 
 void write_pem(const std::filesystem::path& path, X509* cert, EVP_PKEY* key) {
+#ifdef _WIN32
+    std::FILE* out = _wfopen(path.c_str(), L"wb");
+#else
     std::FILE* out = std::fopen(path.c_str(), "wb");
+#endif
     check(out != nullptr, "opening a PEM file");
     bool ok = true;
     if (cert != nullptr) ok = ok && PEM_write_X509(out, cert) == 1;
