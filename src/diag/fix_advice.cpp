@@ -127,6 +127,10 @@ std::string missing_export_fix(const Finding& f, const AdviceContext& c) {
         return found + " is another (likely older) version of " + f.name + " than " + importer +
                " was built with: " + drop_entry_fix(f) + ", or put the folder of the matching " +
                f.name + " before it";
+    if (f.found_origin == "already loaded")
+        return "the " + f.name + " loaded first, " + display_path(f.found, c.root) +
+               ", is another version than the one " + importer +
+               " needs: the process must use one copy of it; " + reinstall_fix(importer);
     if (f.found_origin == "System32")
         return "System32's " + f.name + " is another version than " + importer +
                " was built with: put the matching " + f.name + " beside " + importer +

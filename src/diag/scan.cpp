@@ -485,6 +485,9 @@ void Scanner::check_runtime_loads(const Library& library) {
         // mingw-w64's crtbegin probes for libgcc's DLL (libgcc_s_dw2-1.dll) in every 32-bit
         // image and does without it: not a load that can fail.
         bool probe = lower.starts_with("libgcc_s_") || lower.starts_with("libgcj");
+        // The driver's DLLs live in a System32 that is not known here: nothing to tell.
+        probe =
+            probe || (!options_.windows.system32 && (lower == "nvcuda.dll" || lower == "nvml.dll"));
         if (probe || imported.count(lower) || is_windows_system_dll(lower) ||
             is_msvc_runtime(lower) || is_python_dll(lower) ||
             bundled_index_.count(folders_.key(name)))

@@ -128,6 +128,31 @@ TEST_F(WindowsErrors, AnOldCopyInTheOwnFolderSaysTheVersionsDiffer) {
               "that ships user.dll (aitk-env sync)");
 }
 
+TEST_F(WindowsErrors, AModuleAlreadyLoadedMustExportWhatALaterImporterNeeds) {
+    // a.dll loads app/b.dll (f1 only) first; c.dll, found through add_dll_directory, was built
+    // against ext/b.dll (f1, f2) beside it, but the loader binds it to the b.dll already loaded.
+    auto ext_b = build_win_dll(dll(root / "ext" / "b.dll", {"f1", "f2"}));
+    auto c = build_win_dll(dll(root / "ext" / "c.dll", {"c_fn"}, {"f2"}, {ext_b}));
+    auto app_b = build_win_dll(dll(root / "app" / "b.dll", {"f1"}));
+    auto a = build_win_dll(dll(root / "app" / "a.dll", {"a_fn"}, {"f1", "c_fn"}, {app_b, c}));
+    auto o = options();
+    o.windows.dll_directories = {root / "ext"};
+    auto report = scan_native_libraries(o);
+    const Finding* f = find(report, FindingKind::missing_export, "b.dll");
+    ASSERT_NE(f, nullptr) << names(report).size();
+    EXPECT_EQ(f->chain, (std::vector<fs::path>{a, c}));
+    EXPECT_EQ(f->found, app_b);
+    EXPECT_EQ(f->found_origin, "already loaded");
+    EXPECT_EQ(f->symbols, std::vector<std::string>{"f2"});
+    EXPECT_EQ(f->message,
+              "a.dll \u2192 c.dll \u2192 b.dll: app/b.dll (already loaded) does not "
+              "export f2 (WinError 127: the specified procedure could not be found)");
+    EXPECT_EQ(f->fix,
+              "the b.dll loaded first, app/b.dll, is another version than the one c.dll needs: "
+              "the process must use one copy of it; reinstall the package that ships c.dll "
+              "(aitk-env sync)");
+}
+
 TEST_F(WindowsErrors, ManyMissingFunctionsAreCappedAndCounted) {
     std::vector<std::string> wanted;
     for (int i = 0; i < 12; ++i)
@@ -302,6 +327,28 @@ TEST_F(WindowsErrors, ADllNameInReadOnlyDataThatIsFoundNowhereIsARuntimeLoad) {
               "only what loads it fails, when first used (WinError 126 then); if that is "
               "needed, install the cuDNN cudnn64_9.dll was built with (nvidia-cudnn-cu12 / -cu13 "
               "on pip), or add its folder with os.add_dll_directory");
+
+    // The driver's DLL is not named while System32 is not known; with a System32 lacking it,
+    // it is.
+    build_win_dll(WinDll{root / "cudart64_12.dll",
+                         {"r"},
+                         {},
+                         {},
+                         "#include <windows.h>\n__declspec(dllexport) void* drv(void) { return "
+                         "LoadLibraryA(\"nvcuda.dll\"); }\n",
+                         {}});
+    report = scan_native_libraries(options());
+    EXPECT_EQ(names(report), std::vector<std::string>{"runtime-load cudnn_ops64_9.dll"});
+    auto with_system32 = options();
+    fs::create_directories(tmp() / "System32");
+    with_system32.windows.system32 = tmp() / "System32";
+    report = scan_native_libraries(with_system32);
+    // Scan order: root/cudart64_12.dll before root/nvidia/....
+    ASSERT_EQ(names(report), (std::vector<std::string>{"runtime-load nvcuda.dll",
+                                                       "runtime-load cudnn_ops64_9.dll"}));
+    EXPECT_EQ(report.findings[0].fix,
+              "nvcuda.dll comes with the NVIDIA driver: install or repair the driver");
+    fs::remove(root / "cudart64_12.dll");
 
     // On a PATH entry it is found: nothing to say.
     build_win_dll(dll(tmp() / "cudnn" / "cudnn_ops64_9.dll", {"ops"}));
