@@ -213,9 +213,9 @@ class PeParser {
                 std::uint64_t table_at = *in_.u32(at) != 0 ? at : at + 16;
                 std::uint32_t table = *in_.u32(table_at);
                 if (table == 0) return problem(what + " has no import lookup table", at + 16);
-                auto symbols =
-                    detail::read_lookup_table(map_, table, image_.pe32_plus, 0,
-                                              what + ": import lookup table at RVA", table_at);
+                auto symbols = detail::read_lookup_table(map_, table, image_.pe32_plus, 0,
+                                                         what + ": import lookup table at RVA",
+                                                         table_at, budget_);
                 if (!symbols) return std::move(symbols).error();
                 image_.imports.push_back(std::move(*name));
                 image_.import_symbols.push_back(std::move(*symbols));
@@ -255,8 +255,9 @@ class PeParser {
                     table_label =
                         what + ": import name table VA " + hex(table + image_base_) + ", RVA";
                 }
-                auto symbols = detail::read_lookup_table(
-                    map_, table, image_.pe32_plus, vas ? image_base_ : 0, table_label, at + 16);
+                auto symbols =
+                    detail::read_lookup_table(map_, table, image_.pe32_plus, vas ? image_base_ : 0,
+                                              table_label, at + 16, budget_);
                 if (!symbols) return std::move(symbols).error();
                 image_.delay_imports.push_back(std::move(*text));
                 image_.delay_import_symbols.push_back(std::move(*symbols));
@@ -267,7 +268,7 @@ class PeParser {
     std::optional<ImageProblem> read_exports() {
         PeDirectory dir = directory(kExportDirectory);
         if (dir.rva == 0 || dir.size == 0) return std::nullopt;
-        auto exports = detail::read_exports(map_, dir);
+        auto exports = detail::read_exports(map_, dir, budget_);
         if (!exports) return std::move(exports).error();
         image_.exports = std::move(*exports);
         return std::nullopt;
@@ -297,6 +298,7 @@ class PeParser {
 
     PeMap map_;
     const ByteReader& in_;
+    detail::PeSymbolBudget budget_;
     PeImage image_;
     std::uint64_t image_base_ = 0;
     std::uint64_t section_table_ = 0;

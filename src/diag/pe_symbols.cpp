@@ -31,9 +31,23 @@ constexpr std::uint64_t kExportDirectorySize = 40;
 
 }  // namespace
 
+std::optional<ImageProblem> PeSymbolBudget::take(std::size_t name_size, std::uint64_t offset) {
+    if (symbols == 0)
+        return problem("the import lookup tables and the export directory hold more than " +
+                           std::to_string(kPeMaxTotalSymbols) + " functions in all",
+                       offset);
+    if (name_size > bytes)
+        return problem("the names of the imported and exported functions take more than " +
+                           std::to_string(kPeMaxSymbolBytes) + " bytes in all",
+                       offset);
+    --symbols;
+    bytes -= name_size;
+    return std::nullopt;
+}
+
 util::Expected<std::vector<PeImportedSymbol>, ImageProblem> read_lookup_table(
     const PeMap& map, std::uint64_t rva, bool pe32_plus, std::uint64_t image_base,
-    const std::string& what, std::uint64_t read_at) {
+    const std::string& what, std::uint64_t read_at, PeSymbolBudget& budget) {
     const std::uint64_t width = pe32_plus ? 8 : 4;
     const std::uint64_t ordinal_flag = pe32_plus ? (1ull << 63) : (1ull << 31);
     auto mapped = map.map(rva, what, read_at);
@@ -57,6 +71,7 @@ util::Expected<std::vector<PeImportedSymbol>, ImageProblem> read_lookup_table(
                                       at));
         PeImportedSymbol symbol;
         if (entry & ordinal_flag) {
+            if (auto p = budget.take(0, at)) return Unexpected(std::move(*p));
             symbol.by_ordinal = true;
             symbol.ordinal = static_cast<std::uint32_t>(entry & 0xffff);
             out.push_back(std::move(symbol));
@@ -81,13 +96,15 @@ util::Expected<std::vector<PeImportedSymbol>, ImageProblem> read_lookup_table(
             return Unexpected(std::move(mapped_entry).error());
         auto name = map.name_at(hint_name + 2, label + " RVA", at, kPeMaxSymbolLength);
         if (!name) return Unexpected(std::move(name).error());
+        if (auto p = budget.take(name->size(), at)) return Unexpected(std::move(*p));
         symbol.name = std::move(*name);
         out.push_back(std::move(symbol));
     }
     return out;
 }
 
-util::Expected<PeExports, ImageProblem> read_exports(const PeMap& map, const PeDirectory& dir) {
+util::Expected<PeExports, ImageProblem> read_exports(const PeMap& map, const PeDirectory& dir,
+                                                     PeSymbolBudget& budget) {
     auto mapped = map.map(dir.rva, "export directory at RVA", dir.entry_offset);
     if (!mapped) return Unexpected(std::move(mapped).error());
     const ByteReader& in = map.in();
@@ -129,6 +146,7 @@ util::Expected<PeExports, ImageProblem> read_exports(const PeMap& map, const PeD
             auto name = map.name_at(*in.u32(entry), "export name " + std::to_string(i) + " RVA",
                                     entry, kPeMaxSymbolLength);
             if (!name) return Unexpected(std::move(name).error());
+            if (auto p = budget.take(name->size(), entry)) return Unexpected(std::move(*p));
             out.names.push_back(std::move(*name));
         }
     }

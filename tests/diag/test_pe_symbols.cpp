@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "aitk/diag/pe.hpp"
 #include "aitk/fs/temp.hpp"
@@ -317,6 +318,67 @@ TEST_F(PeSymbols, BadLookupTablesAndExportDirectoriesAreProblems) {
     EXPECT_NE(p.message.find("60000 entries of 4 bytes run past the end of"), std::string::npos)
         << p.message;
     EXPECT_EQ(p.offset, exports + 32);
+}
+
+// `bytes` with its last section moved to the end of the file and holding `payload`, and data
+// directory `index` pointing at it (`size` bytes). Returns the payload's RVA and file offset.
+std::pair<std::uint32_t, std::size_t> with_payload(Bytes& bytes, const Bytes& payload, int index,
+                                                   std::uint32_t size) {
+    Layout l(bytes);
+    std::size_t last = l.sections + 40 * (l.section_count - 1);
+    std::size_t at = (bytes.size() + 0x1ff) & ~std::size_t{0x1ff};
+    bytes.resize(at, 0);
+    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    put32(bytes, last + 8, static_cast<std::uint32_t>(payload.size()));
+    put32(bytes, last + 16, static_cast<std::uint32_t>(payload.size()));
+    put32(bytes, last + 20, static_cast<std::uint32_t>(at));
+    std::uint32_t rva = get32(bytes, last + 12);
+    put32(bytes, l.dir_entry(index), rva);
+    put32(bytes, l.dir_entry(index) + 4, size);
+    return {rva, at};
+}
+
+TEST_F(PeSymbols, SymbolCountsAndNameBytesAreCappedPerImage) {
+    // 17 descriptors sharing one lookup table of 65536 ordinals: 17 × 65536 > 2^20.
+    Bytes bytes = load(lib());
+    const std::uint32_t descriptors = 17, entries = 65536;
+    std::uint32_t name_at = (descriptors + 1) * 20, table_at = name_at + 8;
+    Bytes payload(table_at + (entries + 1) * 8, 0);
+    Bytes imports = bytes;
+    auto [rva, offset] = with_payload(imports, payload, 1, name_at);
+    for (std::uint32_t i = 0; i < descriptors; ++i) {
+        put32(imports, offset + 20 * i, rva + table_at);
+        put32(imports, offset + 20 * i + 12, rva + name_at);
+    }
+    std::memcpy(&imports[offset + name_at], "x.dll", 5);
+    for (std::uint32_t i = 0; i < entries; ++i) {
+        put32(imports, offset + table_at + 8 * i, i + 1);
+        put32(imports, offset + table_at + 8 * i + 4, 0x80000000u);
+    }
+    ImageProblem p = expect_problem(read_pe(imports));
+    EXPECT_EQ(p.message,
+              "the import lookup tables and the export directory hold more than 1048576 "
+              "functions in all");
+    EXPECT_EQ(p.offset, offset + table_at);
+
+    // 65536 exported names, all one 4 KiB name: 256 MiB of names from 260 KiB of file.
+    const std::uint32_t names = 65536;
+    std::uint32_t table = 40, name = table + 4 * names;
+    Bytes export_payload(name + 4097, 0);
+    Bytes exports = bytes;
+    auto [erva, eoffset] = with_payload(exports, export_payload, 0, 40);
+    put32(exports, eoffset + 24, names);
+    put32(exports, eoffset + 32, erva + table);
+    for (std::uint32_t i = 0; i < names; ++i)
+        put32(exports, eoffset + table + 4 * i, erva + name);
+    std::memset(&exports[eoffset + name], 'a', 4096);
+    p = expect_problem(read_pe(exports));
+    EXPECT_EQ(p.message,
+              "the names of the imported and exported functions take more than 67108864 bytes "
+              "in all");
+    // The first 16384 names (of 4096 bytes) use up the budget, less what the imports took.
+    EXPECT_GT(p.offset, eoffset + table + 4 * 16000);
+    EXPECT_LE(p.offset, eoffset + table + 4 * 16384);
 }
 
 TEST_F(PeSymbols, EveryTruncationGivesTheImageOrAProblemInsideTheFile) {

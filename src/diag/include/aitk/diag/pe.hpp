@@ -86,6 +86,11 @@ inline constexpr std::size_t kPeMaxSymbolLength = 4096;  // C++ decorated names 
 // exports more than 65535 functions, and no real image imports more from one DLL.
 inline constexpr std::size_t kPeMaxSymbols = 65536;
 inline constexpr std::size_t kPeMaxDllNameStrings = 256;
+// Over all lookup tables and the export directory of one image: a hostile file could otherwise
+// make 4096 descriptors × 65536 entries, or 65536 exports all naming one 4 KiB string. torch's
+// largest DLLs need about a tenth of each.
+inline constexpr std::size_t kPeMaxTotalSymbols = std::size_t{1} << 20;
+inline constexpr std::size_t kPeMaxSymbolBytes = std::size_t{64} << 20;
 
 // Whether the bytes start like a PE file ("MZ"); read_pe decides whether they are one.
 bool looks_like_pe(std::span<const std::uint8_t> bytes) noexcept;
