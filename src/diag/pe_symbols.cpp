@@ -19,6 +19,10 @@ bool PeExports::has_ordinal(std::uint32_t ordinal) const {
     return std::binary_search(ordinals.begin(), ordinals.end(), ordinal);
 }
 
+bool PeExports::has(const PeImportedSymbol& symbol) const {
+    return symbol.by_ordinal ? has_ordinal(symbol.ordinal) : has_name(symbol.name);
+}
+
 }  // namespace aitk::diag
 
 namespace aitk::diag::detail {

@@ -235,8 +235,8 @@ class Scanner {
     // Every file in a folder that holds a scanned library, by lookup key, folders in path
     // order: where a bundled copy of a shadowed (or missing) library is looked for.
     std::unordered_map<std::string, std::vector<fs::path>> bundled_index_;
-    std::size_t walk_index_ = 0;  // the scanned library being walked
-    WindowsLoader* windows_loader_ = nullptr;
+    std::size_t walk_index_ = 0;               // the scanned library being walked
+    WindowsLoader* windows_loader_ = nullptr;  // run()'s, while it runs (Windows only)
     std::optional<PeVersion> minimum_runtime_;
 };
 
@@ -406,9 +406,7 @@ void Scanner::check_exports(const WalkEvent& event) {
     const std::optional<PeExports>& exports = r.image->pe->exports;
     std::vector<std::string> missing;
     for (const auto& symbol : event.symbols) {
-        bool has = exports && (symbol.by_ordinal ? exports->has_ordinal(symbol.ordinal)
-                                                 : exports->has_name(symbol.name));
-        if (!has) missing.push_back(symbol.describe());
+        if (!exports || !exports->has(symbol)) missing.push_back(symbol.describe());
     }
     if (missing.empty()) return;
     Finding f;
@@ -426,11 +424,8 @@ void Scanner::check_exports(const WalkEvent& event) {
         fs::path bundled = bundled_copy(event.name, r, event.chain.back());
         const Image* copy = bundled.empty() ? nullptr : &images_.get(bundled);
         bool complete = copy && copy->pe && copy->pe->exports;
-        for (std::size_t i = 0; complete && i < event.symbols.size(); ++i) {
-            const auto& symbol = event.symbols[i];
-            complete = symbol.by_ordinal ? copy->pe->exports->has_ordinal(symbol.ordinal)
-                                         : copy->pe->exports->has_name(symbol.name);
-        }
+        for (std::size_t i = 0; complete && i < event.symbols.size(); ++i)
+            complete = copy->pe->exports->has(event.symbols[i]);
         if (complete) f.bundled = std::move(bundled);
     }
     findings_.add(std::move(f), {}, event.chain.back().path, walk_index_);
@@ -573,8 +568,9 @@ ScanReport Scanner::run() {
         windows_loader.emplace(options_.windows, images_, folders_);
         windows_loader_ = &*windows_loader;
         minimum_runtime_ = minimum_msvc_runtime(torch_version_);
-    } else
+    } else {
         linux_loader.emplace(options_.linux_search, images_, folders_);
+    }
     DependencyWalk walk(windows_loader ? &*windows_loader : nullptr,
                         linux_loader ? &*linux_loader : nullptr,
                         [this](const WalkEvent& event) { on_event(event); });

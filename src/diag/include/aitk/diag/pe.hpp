@@ -45,6 +45,7 @@ struct PeExports {
 
     bool has_name(std::string_view name) const;
     bool has_ordinal(std::uint32_t ordinal) const;
+    bool has(const PeImportedSymbol& symbol) const;  // by its name or its ordinal
 };
 
 // VS_FIXEDFILEINFO's dwFileVersionMS/LS: {major, minor, build, private} ("14.29.30133.0").
