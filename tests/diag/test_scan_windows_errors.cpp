@@ -3,8 +3,12 @@
 // first), and DLLs a library loads at run time with LoadLibrary that no import table shows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "aitk/diag/pe.hpp"
 #include "aitk/diag/scan.hpp"
 #include "aitk/fs/temp.hpp"
+#include "image_bytes.hpp"
 #include "pe_fixtures.hpp"
 
 namespace {
@@ -356,6 +360,34 @@ TEST_F(WindowsErrors, ADllNameInReadOnlyDataThatIsFoundNowhereIsARuntimeLoad) {
     o.windows.path = {tmp() / "cudnn"};
     report = scan_native_libraries(o);
     EXPECT_TRUE(report.findings.empty()) << report.findings[0].message;
+}
+
+TEST_F(WindowsErrors, ImportNamesInRdataAsLldAndMsvcLinkThemAreNoRuntimeLoad) {
+    if (!aitk::test::have_delay_load_tools()) GTEST_SKIP() << "lld-link-14 / llvm-dlltool-14";
+    // lld-link, like MSVC's link.exe, puts the import names and the export directory in .rdata,
+    // beside the string constants.
+    auto b = build_chain_dll(root / "bee.dll");
+    aitk::test::PeBuild x;
+    x.out = root / "xdep.dll";
+    x.c_source =
+        "__declspec(dllimport) int bee_fn(void);\nint lazy_fn(void);\n"
+        "__declspec(dllexport) int x_fn(void) { return bee_fn() + lazy_fn(); }\n"
+        "__declspec(dllexport) const char* ops(void) { return \"cudnn_ops64_9.dll\"; }\n";
+    x.imports = {b};
+    x.delay_imports = {"lazy.dll"};
+    aitk::test::build_pe(x);
+    auto pe = read_pe(aitk::test::load(x.out));
+    ASSERT_TRUE(pe) << pe.error().describe();
+    auto has = [&](std::string_view name) {
+        return std::find(pe->dll_name_strings.begin(), pe->dll_name_strings.end(), name) !=
+               pe->dll_name_strings.end();
+    };
+    EXPECT_TRUE(has("bee.dll")) << "the import names are in .rdata";
+    EXPECT_TRUE(has("cudnn_ops64_9.dll"));
+    EXPECT_FALSE(has("xdep.dll")) << "the export directory's own name is skipped";
+    auto report = scan_native_libraries(options());
+    EXPECT_EQ(names(report),
+              (std::vector<std::string>{"missing lazy.dll", "runtime-load cudnn_ops64_9.dll"}));
 }
 
 }  // namespace
