@@ -13,6 +13,7 @@
 #include "image_cache.hpp"
 #include "linux_loader.hpp"
 #include "msvc_runtime.hpp"
+#include "windows_checks.hpp"
 #include "windows_loader.hpp"
 
 namespace aitk::diag {
@@ -403,11 +404,7 @@ void Scanner::check_shadowing(const WalkEvent& event) {
 void Scanner::check_exports(const WalkEvent& event) {
     const Resolution& r = event.resolution;
     if (!windows_ || event.symbols.empty() || !r.image || !r.image->pe) return;
-    const std::optional<PeExports>& exports = r.image->pe->exports;
-    std::vector<std::string> missing;
-    for (const auto& symbol : event.symbols) {
-        if (!exports || !exports->has(symbol)) missing.push_back(symbol.describe());
-    }
+    std::vector<std::string> missing = missing_exports(event.symbols, *r.image->pe);
     if (missing.empty()) return;
     Finding f;
     f.kind = FindingKind::missing_export;
@@ -423,10 +420,8 @@ void Scanner::check_exports(const WalkEvent& event) {
     if (!inside_root(r.path) && r.status == ResolveStatus::found) {
         fs::path bundled = bundled_copy(event.name, r, event.chain.back());
         const Image* copy = bundled.empty() ? nullptr : &images_.get(bundled);
-        bool complete = copy && copy->pe && copy->pe->exports;
-        for (std::size_t i = 0; complete && i < event.symbols.size(); ++i)
-            complete = copy->pe->exports->has(event.symbols[i]);
-        if (complete) f.bundled = std::move(bundled);
+        if (copy && copy->pe && missing_exports(event.symbols, *copy->pe).empty())
+            f.bundled = std::move(bundled);
     }
     findings_.add(std::move(f), {}, event.chain.back().path, walk_index_);
 }
@@ -434,8 +429,7 @@ void Scanner::check_exports(const WalkEvent& event) {
 // A Visual C++ runtime DLL older than the one the scanned binaries were built with.
 void Scanner::check_runtime_version(const WalkEvent& event) {
     const Resolution& r = event.resolution;
-    if (!windows_ || !minimum_runtime_ || !is_checked_msvc_runtime(event.name) || !r.image ||
-        !r.image->pe || !r.image->pe->version || *r.image->pe->version >= *minimum_runtime_)
+    if (!windows_ || !r.image || !is_outdated_runtime(event.name, *r.image, minimum_runtime_))
         return;
     Finding f;
     f.kind = FindingKind::outdated_runtime;
@@ -469,22 +463,12 @@ std::optional<fs::path> Scanner::older_runtime_beside(const Resolution& r) {
 void Scanner::check_runtime_loads(const Library& library) {
     const Image& image = *library.image;
     if (!windows_ || !windows_loader_ || !image.pe) return;
-    std::unordered_set<std::string> imported = {util::to_lower(library.path.filename().string())};
-    for (const auto& name : image.pe->imports)
-        imported.insert(util::to_lower(name));
-    for (const auto& name : image.pe->delay_imports)
-        imported.insert(util::to_lower(name));
+    auto imported = imported_names(*image.pe, library.path.filename().string());
+    bool system32_known = options_.windows.system32.has_value();
     LoadedModules none;
     for (const auto& name : image.pe->dll_name_strings) {
-        std::string lower = util::to_lower(name);
-        // mingw-w64's crtbegin probes for libgcc's DLL (libgcc_s_dw2-1.dll) in every 32-bit
-        // image and does without it: not a load that can fail.
-        bool probe = lower.starts_with("libgcc_s_") || lower.starts_with("libgcj");
-        // The driver's DLLs live in a System32 that is not known here: nothing to tell.
-        probe =
-            probe || (!options_.windows.system32 && (lower == "nvcuda.dll" || lower == "nvml.dll"));
-        if (probe || imported.count(lower) || is_windows_system_dll(lower) ||
-            is_msvc_runtime(lower) || is_python_dll(lower) ||
+        // Names the scanned folders hold are there, whatever path the load uses.
+        if (!is_runtime_load_candidate(util::to_lower(name), imported, system32_known) ||
             bundled_index_.count(folders_.key(name)))
             continue;
         Resolution r = windows_loader_->resolve(name, library.path, image.pe->machine, none);

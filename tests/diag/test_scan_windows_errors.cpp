@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "../../src/diag/msvc_runtime.hpp"
+#include "../../src/diag/windows_checks.hpp"
 #include "aitk/diag/pe.hpp"
 #include "aitk/diag/scan.hpp"
 #include "aitk/fs/temp.hpp"
@@ -37,6 +39,33 @@ WinDll dll(const fs::path& out, std::vector<std::string> exports,
            std::string version = {}) {
     return WinDll{out, std::move(exports), std::move(imports), std::move(link),
                   {},  std::move(version)};
+}
+
+TEST(WindowsChecks, RuntimeLoadCandidatesLeaveOutWhatCannotFail) {
+    using aitk::diag::detail::is_runtime_load_candidate;
+    std::unordered_set<std::string> imported = {"self.dll", "c10.dll"};
+    EXPECT_TRUE(is_runtime_load_candidate("cudnn_ops64_9.dll", imported, false));
+    EXPECT_FALSE(is_runtime_load_candidate("c10.dll", imported, false)) << "an import";
+    EXPECT_FALSE(is_runtime_load_candidate("self.dll", imported, false)) << "itself";
+    EXPECT_FALSE(is_runtime_load_candidate("kernel32.dll", imported, false));
+    EXPECT_FALSE(is_runtime_load_candidate("api-ms-win-crt-heap-l1-1-0.dll", imported, false));
+    EXPECT_FALSE(is_runtime_load_candidate("msvcp140.dll", imported, false));
+    EXPECT_FALSE(is_runtime_load_candidate("python312.dll", imported, false));
+    EXPECT_FALSE(is_runtime_load_candidate("libgcc_s_dw2-1.dll", imported, false));
+    EXPECT_FALSE(is_runtime_load_candidate("nvcuda.dll", imported, false));
+    EXPECT_TRUE(is_runtime_load_candidate("nvcuda.dll", imported, true));
+}
+
+TEST(WindowsChecks, TheRuntimeMinimumIs14_40FromTorch2_4AndWhenTorchIsUnknown) {
+    using aitk::diag::detail::minimum_msvc_runtime;
+    using aitk::diag::detail::short_version;
+    ASSERT_TRUE(minimum_msvc_runtime(std::nullopt));
+    EXPECT_EQ(short_version(*minimum_msvc_runtime(std::nullopt)), "14.40");
+    EXPECT_TRUE(minimum_msvc_runtime("2.4.0"));
+    EXPECT_TRUE(minimum_msvc_runtime("2.10.1+cu128"));
+    EXPECT_TRUE(minimum_msvc_runtime("not-a-version"));
+    EXPECT_FALSE(minimum_msvc_runtime("2.3.1"));
+    EXPECT_FALSE(minimum_msvc_runtime("1.13.1"));
 }
 
 class WindowsErrors : public ::testing::Test {
