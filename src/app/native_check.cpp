@@ -124,7 +124,9 @@ diag::ScanReport run_native_scan(const NativeScanRequest& request) {
     for (auto& f : report.findings) {
         if (f.found_entry.empty()) continue;
         if (f.kind != diag::FindingKind::shadowed &&
-            f.kind != diag::FindingKind::wrong_architecture)
+            f.kind != diag::FindingKind::wrong_architecture &&
+            f.kind != diag::FindingKind::missing_export &&
+            f.kind != diag::FindingKind::outdated_runtime)
             continue;
         std::string note =
             shims_drop(f)
@@ -139,9 +141,15 @@ diag::ScanReport run_native_scan(const NativeScanRequest& request) {
 CheckStatus finding_status(const diag::Finding& f) {
     switch (f.kind) {
         case diag::FindingKind::missing:
+        case diag::FindingKind::missing_export:
             return f.delay_load ? CheckStatus::warn : CheckStatus::fail;
         case diag::FindingKind::wrong_architecture:
+        case diag::FindingKind::outdated_runtime:
             return CheckStatus::fail;
+        case diag::FindingKind::runtime_load:
+            // Only the feature that loads it fails, and only when used; a string that looks
+            // like a DLL name is not proof of a load either.
+            return CheckStatus::warn;
         case diag::FindingKind::shadowed:
             return shims_drop(f) ? CheckStatus::warn : CheckStatus::fail;
         case diag::FindingKind::unreadable:
@@ -197,6 +205,11 @@ json native_scan_json(const diag::ScanReport& report) {
             {"bundled", f.bundled.string()},
             {"architecture", f.architecture},
             {"expected_architecture", f.expected_architecture},
+            {"symbols", f.symbols},
+            {"symbol_count", f.symbol_count},
+            {"version", f.version},
+            {"minimum_version", f.minimum_version},
+            {"win_error", f.win_error ? json(f.win_error) : json(nullptr)},
             {"message", f.message},
             {"fix", f.fix},
         });

@@ -32,18 +32,23 @@ void DependencyWalk::walk(const ChainNode& library) {
     // while following one are queued behind it.
     for (std::size_t i = 0; i < pending_.size(); ++i) {
         std::vector<ChainNode> delayed_chain = pending_[i].chain;
-        std::string_view name = pending_[i].name;
-        import(delayed_chain, name, true, nullptr);
+        import(delayed_chain, pending_[i].name, true, nullptr, pending_[i].symbols);
     }
 }
 
 void DependencyWalk::visit(std::vector<ChainNode>& chain, bool delay_load) {
     const Image& image = *chain.back().image;
     if (windows_ && image.pe) {
-        for (const auto& name : image.pe->imports)
-            import(chain, name, delay_load, nullptr);
-        for (const auto& name : image.pe->delay_imports)
-            pending_.push_back(PendingDelay{chain, name});
+        const PeImage& pe = *image.pe;
+        auto symbols = [](const auto& tables, std::size_t i) {
+            return i < tables.size() ? std::span<const PeImportedSymbol>(tables[i])
+                                     : std::span<const PeImportedSymbol>();
+        };
+        for (std::size_t i = 0; i < pe.imports.size(); ++i)
+            import(chain, pe.imports[i], delay_load, nullptr, symbols(pe.import_symbols, i));
+        for (std::size_t i = 0; i < pe.delay_imports.size(); ++i)
+            pending_.push_back(
+                PendingDelay{chain, pe.delay_imports[i], symbols(pe.delay_import_symbols, i)});
     } else if (linux_ && image.elf) {
         LinuxContext context = linux_->context(chain);
         for (const auto& name : image.elf->needed)
@@ -52,27 +57,28 @@ void DependencyWalk::visit(std::vector<ChainNode>& chain, bool delay_load) {
 }
 
 void DependencyWalk::import(std::vector<ChainNode>& chain, std::string_view name, bool delay_load,
-                            const LinuxContext* context) {
+                            const LinuxContext* context,
+                            std::span<const PeImportedSymbol> symbols) {
     const ChainNode& importer = chain.back();
     Resolution r =
         windows_ ? windows_->resolve(name, importer.path, importer.image->pe->machine, loaded_)
                  : linux_->resolve(name, *context, loaded_);
     switch (r.status) {
         case ResolveStatus::present:
-        case ResolveStatus::already_loaded:
         case ResolveStatus::unknown:
             return;
+        case ResolveStatus::already_loaded:  // bound to that module: its exports must fit
         case ResolveStatus::missing:
         case ResolveStatus::wrong_architecture:
         case ResolveStatus::bad_image:
-            sink_(WalkEvent{name, chain, r, delay_load});
+            sink_(WalkEvent{name, chain, r, delay_load, symbols});
             return;
         case ResolveStatus::found:
             break;
     }
     ChainNode node{r.path, r.image};
     add_loaded(name, node);
-    sink_(WalkEvent{name, chain, r, delay_load});
+    sink_(WalkEvent{name, chain, r, delay_load, symbols});
     if (!visited_.insert(r.image).second || chain.size() >= kMaxChainDepth) return;
     chain.push_back(node);
     visit(chain, delay_load);

@@ -21,8 +21,11 @@ namespace aitk::diag::detail {
 struct WalkEvent {
     std::string_view name;             // the import concerned
     std::span<const ChainNode> chain;  // the library opened ... the importer
-    const Resolution& resolution;      // found, missing, wrong_architecture or bad_image
-    bool delay_load = false;           // reached through a delay-load import
+    // found, already_loaded, missing, wrong_architecture or bad_image
+    const Resolution& resolution;
+    bool delay_load = false;  // reached through a delay-load import
+    // What the importer imports from `name` (Windows; empty on Linux).
+    std::span<const PeImportedSymbol> symbols;
 };
 
 // Deep enough for any real graph; stops a pathological one.
@@ -41,12 +44,14 @@ class DependencyWalk {
   private:
     struct PendingDelay {
         std::vector<ChainNode> chain;
-        std::string_view name;  // points into the importer's PeImage, which the cache keeps
+        // Both point into the importer's PeImage, which the cache keeps.
+        std::string_view name;
+        std::span<const PeImportedSymbol> symbols;
     };
 
     void visit(std::vector<ChainNode>& chain, bool delay_load);
     void import(std::vector<ChainNode>& chain, std::string_view name, bool delay_load,
-                const LinuxContext* context);
+                const LinuxContext* context, std::span<const PeImportedSymbol> symbols = {});
     void add_loaded(std::string_view name, const ChainNode& node);
 
     WindowsLoader* windows_;

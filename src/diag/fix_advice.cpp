@@ -72,8 +72,13 @@ std::string reinstall_fix(const std::string& file) {
 
 std::string missing_fix(const Finding& f, const FindingDetails& d, const AdviceContext& c) {
     std::string lower = util::to_lower(f.name);
-    if (c.os == TargetOs::windows && is_msvc_runtime(lower))
-        return vc_redist_fix(d.importer_architecture);
+    if (c.os == TargetOs::windows && is_msvc_runtime(lower)) {
+        std::string fix = vc_redist_fix(d.importer_architecture);
+        if (!d.older_runtime.empty())
+            fix += " (" + d.older_runtime.string() +
+                   " is from a Visual C++ runtime before 2019, which had no vcruntime140_1.dll)";
+        return fix;
+    }
     if (lower == "libomp140.x86_64.dll") {
         std::string fix =
             "torch 2.4.0's Windows wheels import libomp140.x86_64.dll without shipping it: "
@@ -88,6 +93,98 @@ std::string missing_fix(const Finding& f, const FindingDetails& d, const AdviceC
         return display_path(f.bundled, c.root) + " is not on " + importer +
                "'s search path: " + reinstall_fix(importer);
     return reinstall_fix(importer);
+}
+
+std::string found_text(const Finding& f, const AdviceContext& c) {
+    return display_path(f.found, c.root) + " (" + f.found_origin + ")";
+}
+
+std::string symbols_text(const Finding& f) {
+    std::string list = util::join(f.symbols, ", ");
+    if (f.symbol_count > f.symbols.size())
+        list += " and " + std::to_string(f.symbol_count - f.symbols.size()) + " more";
+    if (f.symbol_count <= 1) return list;
+    return std::to_string(f.symbol_count) + " imported functions: " + list;
+}
+
+std::string missing_export_message(const Finding& f, const AdviceContext& c) {
+    std::string out =
+        chain_text(f) + ": " + found_text(f, c) + " does not export " + symbols_text(f);
+    if (f.delay_load) out += " (delay-load: fails when first used)";
+    return out + " (WinError 127: the specified procedure could not be found)";
+}
+
+std::string missing_export_fix(const Finding& f, const AdviceContext& c) {
+    std::string importer = importer_file(f);
+    std::string found = found_text(f, c);
+    if (!f.bundled.empty()) {
+        std::string step = drop_entry_fix(f);
+        if (step.empty()) step = "remove or rename " + f.found.string();
+        return found + " is another version of " + f.name + ", found before the bundled " +
+               display_path(f.bundled, c.root) + ": " + step + " so the bundled copy loads";
+    }
+    if (f.found_origin == "PATH")
+        return found + " is another (likely older) version of " + f.name + " than " + importer +
+               " was built with: " + drop_entry_fix(f) + ", or put the folder of the matching " +
+               f.name + " before it";
+    if (f.found_origin == "already loaded")
+        return "the " + f.name + " loaded first, " + display_path(f.found, c.root) +
+               ", is another version than the one " + importer +
+               " needs: the process must use one copy of it; " + reinstall_fix(importer);
+    if (f.found_origin == "System32")
+        return "System32's " + f.name + " is another version than " + importer +
+               " was built with: put the matching " + f.name + " beside " + importer +
+               " (its own folder is searched first), or update the program that installed "
+               "System32's copy";
+    return f.name + " and " + importer +
+           " come from different versions: " + reinstall_fix(importer);
+}
+
+std::string outdated_runtime_message(const Finding& f, const AdviceContext& c) {
+    std::string torch = c.torch_version ? "torch " + *c.torch_version : "torch 2.4 and later";
+    return chain_text(f) + ": " + found_text(f, c) + " is version " + f.version +
+           ", older than the " + f.minimum_version + " Visual C++ runtime " + torch +
+           " is built with (WinError 1114: a dynamic link library (DLL) initialization routine "
+           "failed)";
+}
+
+std::string outdated_runtime_fix(const Finding& f, const FindingDetails& d) {
+    std::string arch = d.importer_architecture == "x86"     ? "x86"
+                       : d.importer_architecture == "arm64" ? "arm64"
+                                                            : "x64";
+    std::string fix = "install the latest Microsoft Visual C++ Redistributable (" + arch +
+                      ") from https://aka.ms/vs/17/release/vc_redist." + arch + ".exe";
+    // The installer updates System32's copy; a copy elsewhere stays first in the search.
+    if (f.found_origin != "System32")
+        fix += ", and remove or rename the older copy at " + f.found.string();
+    if (f.found_origin == "PATH" && !f.found_entry.empty())
+        fix += " (found through PATH entry " + f.found_entry.string() + ")";
+    return fix;
+}
+
+std::string runtime_load_message(const Finding& f) {
+    std::string out = chain_text(f) +
+                      ": loaded at run time with LoadLibrary, not in the import tables: not "
+                      "found; searched: ";
+    if (f.searched.empty()) out += "nothing";
+    for (std::size_t i = 0; i < f.searched.size(); ++i) {
+        if (i) out += ", ";
+        out += place_text(f.searched[i]);
+    }
+    return out;
+}
+
+std::string runtime_load_fix(const Finding& f) {
+    if (is_driver_library(f.name))
+        return f.name + " comes with the NVIDIA driver: install or repair the driver";
+    std::string lower = util::to_lower(f.name);
+    std::string what = lower.starts_with("cudnn") ? "the cuDNN " + importer_file(f) +
+                                                        " was built with (nvidia-cudnn-cu12 / "
+                                                        "-cu13 on pip)"
+                                                  : "the package that ships " + f.name;
+    return "only what loads it fails, when first used (WinError 126 then); if that is needed, "
+           "install " +
+           what + ", or add its folder with os.add_dll_directory";
 }
 
 }  // namespace
@@ -111,12 +208,21 @@ std::string finding_message(const Finding& f, const FindingDetails& d, const Adv
         }
         case FindingKind::wrong_architecture: {
             std::string file = f.found.filename().string();
-            if (f.importers.empty())
-                return file + " is " + f.architecture + " but the other libraries are " +
-                       f.expected_architecture;
-            return file + " is " + f.architecture + " but " + importer_file(f) + " is " +
-                   f.expected_architecture;
+            std::string out = f.importers.empty()
+                                  ? file + " is " + f.architecture +
+                                        " but the other libraries are " + f.expected_architecture
+                                  : file + " is " + f.architecture + " but " + importer_file(f) +
+                                        " is " + f.expected_architecture;
+            if (c.os == TargetOs::windows)
+                out += " (WinError 193: %1 is not a valid Win32 application)";
+            return out;
         }
+        case FindingKind::missing_export:
+            return missing_export_message(f, c);
+        case FindingKind::outdated_runtime:
+            return outdated_runtime_message(f, c);
+        case FindingKind::runtime_load:
+            return runtime_load_message(f);
         case FindingKind::unreadable:
             if (d.scanned) return display_path(f.found, c.root) + ": " + d.problem;
             return chain_text(f) + ": " + display_path(f.found, c.root) +
@@ -138,6 +244,12 @@ std::string finding_fix(const Finding& f, const FindingDetails& d, const AdviceC
         case FindingKind::unreadable:
             if (auto drop = drop_entry_fix(f); !drop.empty()) return drop;
             return reinstall_fix(display_path(f.found, c.root));
+        case FindingKind::missing_export:
+            return missing_export_fix(f, c);
+        case FindingKind::outdated_runtime:
+            return outdated_runtime_fix(f, d);
+        case FindingKind::runtime_load:
+            return runtime_load_fix(f);
     }
     return {};
 }

@@ -22,6 +22,8 @@ struct FindingDetails {
     std::vector<std::string> skipped;   // missing on Linux: "<path> (32-bit)"
     std::string problem;                // unreadable: ImageProblem::describe()
     bool scanned = false;               // about a scanned library itself, not an import
+    // missing vcruntime140_1.dll: a vcruntime140.dll the loader would find (a pre-2019 runtime)
+    std::filesystem::path older_runtime;
 };
 
 // A path as the user knows it: relative to the root when inside it ('/' separators), else

@@ -5,6 +5,10 @@
 #include <optional>
 
 #include "byte_reader.hpp"
+#include "pe_map.hpp"
+#include "pe_strings.hpp"
+#include "pe_symbols.hpp"
+#include "pe_version.hpp"
 #include "problem_text.hpp"
 
 namespace aitk::diag {
@@ -13,6 +17,10 @@ namespace {
 
 using detail::ByteReader;
 using detail::hex;
+using detail::PeDirectory;
+using detail::PeMap;
+using detail::PeMapped;
+using detail::PeSection;
 using detail::problem;
 using util::Unexpected;
 
@@ -25,42 +33,26 @@ constexpr std::uint16_t kMagicPe32 = 0x10b;
 constexpr std::uint16_t kMagicPe32Plus = 0x20b;
 constexpr std::uint16_t kFileDll = 0x2000;
 constexpr std::uint32_t kMaxDirectories = 16;
+constexpr std::uint32_t kExportDirectory = 0;
 constexpr std::uint32_t kImportDirectory = 1;
+constexpr std::uint32_t kResourceDirectory = 2;
 constexpr std::uint32_t kDelayImportDirectory = 13;
 constexpr std::uint64_t kImportDescriptorSize = 20;
 constexpr std::uint64_t kDelayDescriptorSize = 32;
 constexpr std::uint32_t kDelayAttributeRva = 1;  // dlattrRva: names are RVAs, not VAs
 
-struct Section {
-    std::string name;
-    std::uint32_t virtual_address = 0;
-    std::uint32_t virtual_size = 0;
-    std::uint32_t raw_size = 0;
-    std::uint32_t raw_pointer = 0;
-};
-
-// Where an RVA's bytes lie in the file: `offset`, and how many bytes from there belong to the
-// same mapped region (a section's raw data or the headers) and to the file.
-struct Mapped {
-    std::uint64_t offset = 0;
-    std::uint64_t available = 0;
-};
-
-struct Directory {
-    std::uint32_t rva = 0;
-    std::uint32_t size = 0;
-    std::uint64_t entry_offset = 0;  // where the directory entry itself was read
-};
-
 class PeParser {
   public:
-    explicit PeParser(std::span<const std::uint8_t> bytes) : in_(bytes) {}
+    explicit PeParser(std::span<const std::uint8_t> bytes) : map_(bytes), in_(map_.in()) {}
 
     util::Expected<PeImage, ImageProblem> parse() {
         if (auto p = read_headers()) return Unexpected(std::move(*p));
         if (auto p = read_sections()) return Unexpected(std::move(*p));
         if (auto p = read_imports()) return Unexpected(std::move(*p));
         if (auto p = read_delay_imports()) return Unexpected(std::move(*p));
+        if (auto p = read_exports()) return Unexpected(std::move(*p));
+        read_version();
+        read_dll_name_strings();
         return std::move(image_);
     }
 
@@ -114,7 +106,7 @@ class PeParser {
                            coff + 16);
         if (!in_.contains(opt, directories)) return truncated("optional header", opt);
         image_base_ = image_.pe32_plus ? *in_.u64(opt + 24) : *in_.u32(opt + 28);
-        size_of_headers_ = *in_.u32(opt + 60);
+        map_.set_size_of_headers(*in_.u32(opt + 60));
         image_.subsystem = *in_.u16(opt + 68);
         directory_count_ = std::min(*in_.u32(opt + directories - 4), kMaxDirectories);
         std::uint64_t needed = directories + 8ull * directory_count_;
@@ -138,7 +130,7 @@ class PeParser {
                        : truncated("section table", section_table_);
         for (std::uint64_t i = 0; i < section_count_; ++i) {
             std::uint64_t at = section_table_ + i * kSectionHeaderSize;
-            Section s;
+            PeSection s;
             auto name = in_.slice(at, 8);
             for (auto c : name) {
                 if (c == 0) break;
@@ -148,86 +140,33 @@ class PeParser {
             s.virtual_address = *in_.u32(at + 12);
             s.raw_size = *in_.u32(at + 16);
             s.raw_pointer = *in_.u32(at + 20);
-            sections_.push_back(std::move(s));
+            s.characteristics = *in_.u32(at + 36);
+            map_.add_section(std::move(s));
         }
         return std::nullopt;
     }
 
-    Directory directory(std::uint32_t index) const {
+    PeDirectory directory(std::uint32_t index) const {
         if (index >= directory_count_) return {};
         std::uint64_t at = directories_ + 8ull * index;
         return {*in_.u32(at), *in_.u32(at + 4), at};
     }
 
-    // Maps an RVA to its file bytes, or says why it cannot be: `what` names the value
-    // ("import directory entry 3: name RVA"), `read_at` is where that value was read.
-    util::Expected<Mapped, ImageProblem> map(std::uint64_t rva, const std::string& what,
-                                             std::uint64_t read_at) const {
-        for (const auto& s : sections_) {
-            std::uint64_t extent = std::max(s.virtual_size, s.raw_size);
-            if (rva < s.virtual_address || rva - s.virtual_address >= extent) continue;
-            std::uint64_t delta = rva - s.virtual_address;
-            if (delta >= s.raw_size)
-                return Unexpected(problem(
-                    what + " " + hex(rva) + " lies past the raw data of section " + quoted(s.name),
-                    read_at));
-            std::uint64_t offset = std::uint64_t{s.raw_pointer} + delta;
-            if (offset >= in_.size())
-                return Unexpected(problem(what + " " + hex(rva) + " (section " + quoted(s.name) +
-                                              ", file offset " + hex(offset) +
-                                              ") lies past the end of the file",
-                                          read_at));
-            std::uint64_t available =
-                std::min<std::uint64_t>(s.raw_size - delta, in_.size() - offset);
-            return Mapped{offset, available};
-        }
-        // The loader maps the headers at RVA 0, so below SizeOfHeaders an RVA is a file offset.
-        if (rva < size_of_headers_) {
-            if (rva >= in_.size())
-                return Unexpected(problem(
-                    what + " " + hex(rva) + " (in the headers) lies past the end of the file",
-                    read_at));
-            return Mapped{rva, std::min<std::uint64_t>(size_of_headers_, in_.size()) - rva};
-        }
-        return Unexpected(problem(what + " " + hex(rva) + " lies outside every section", read_at));
+    util::Expected<PeMapped, ImageProblem> map(std::uint64_t rva, const std::string& what,
+                                               std::uint64_t read_at) const {
+        return map_.map(rva, what, read_at);
     }
 
-    static std::string quoted(const std::string& name) { return "\"" + name + "\""; }
-
-    // The DLL name at `rva`: NUL-terminated, printable ASCII, at most kPeMaxNameLength bytes.
     util::Expected<std::string, ImageProblem> name_at(std::uint64_t rva, const std::string& what,
                                                       std::uint64_t read_at) const {
-        auto mapped = map(rva, what, read_at);
-        if (!mapped) return Unexpected(std::move(mapped).error());
-        ByteReader region(in_.slice(mapped->offset, mapped->available));
-        auto text = region.c_string(0, kPeMaxNameLength);
-        if (!text) {
-            std::string why;
-            if (mapped->available > kPeMaxNameLength)
-                why = ": name is longer than " + std::to_string(kPeMaxNameLength) + " bytes";
-            else if (mapped->offset + mapped->available == in_.size())
-                why = ": name has no terminating NUL before the end of the file";
-            else
-                why = ": name has no terminating NUL before the end of its section";
-            return Unexpected(problem(what + " " + hex(rva) + why, mapped->offset));
-        }
-        if (text->empty())
-            return Unexpected(problem(what + " " + hex(rva) + ": name is empty", mapped->offset));
-        for (std::size_t i = 0; i < text->size(); ++i) {
-            auto c = static_cast<unsigned char>((*text)[i]);
-            if (c < 0x20 || c >= 0x7f)
-                return Unexpected(problem(
-                    what + " " + hex(rva) + ": name has byte " + hex(c) + ", not printable ASCII",
-                    mapped->offset + i));
-        }
-        return std::string(*text);
+        return map_.name_at(rva, what, read_at);
     }
 
     // Walks a table of `entry_size` descriptors from the directory's RVA until an all-zero one
     // or the directory's size; `take` reads one non-zero descriptor. A table still going at the
     // end of the file is unterminated, however the end is reached.
     template <class Take>
-    std::optional<ImageProblem> walk(const Directory& dir, std::uint64_t entry_size,
+    std::optional<ImageProblem> walk(const PeDirectory& dir, std::uint64_t entry_size,
                                      std::string_view label, Take take) {
         if (dir.rva == 0 || dir.size == 0) return std::nullopt;
         auto unterminated = [&] {
@@ -269,7 +208,17 @@ class PeParser {
                 if (name_rva == 0) return problem(what + " has no name RVA", at + 12);
                 auto name = name_at(name_rva, what + ": name RVA", at + 12);
                 if (!name) return std::move(name).error();
+                // The import lookup table; an image linked without one (old Borland linkers)
+                // has only the IAT, which holds the same entries until the image is bound.
+                std::uint64_t table_at = *in_.u32(at) != 0 ? at : at + 16;
+                std::uint32_t table = *in_.u32(table_at);
+                if (table == 0) return problem(what + " has no import lookup table", at + 16);
+                auto symbols = detail::read_lookup_table(map_, table, image_.pe32_plus, 0,
+                                                         what + ": import lookup table at RVA",
+                                                         table_at, budget_);
+                if (!symbols) return std::move(symbols).error();
                 image_.imports.push_back(std::move(*name));
+                image_.import_symbols.push_back(std::move(*symbols));
                 return std::nullopt;
             });
     }
@@ -282,7 +231,8 @@ class PeParser {
                 std::uint64_t name = *in_.u32(at + 4);
                 if (name == 0) return problem(what + " has no name", at + 4);
                 std::string label = what + ": name RVA";
-                if ((attributes & kDelayAttributeRva) == 0) {
+                bool vas = (attributes & kDelayAttributeRva) == 0;
+                if (vas) {
                     // Old-style (Visual C++ 6) descriptors hold VAs.
                     if (name < image_base_)
                         return problem(what + ": name VA " + hex(name) +
@@ -293,21 +243,69 @@ class PeParser {
                 }
                 auto text = name_at(name, label, at + 4);
                 if (!text) return std::move(text).error();
+                std::uint64_t table = *in_.u32(at + 16);
+                if (table == 0) return problem(what + " has no import name table", at + 16);
+                std::string table_label = what + ": import name table at RVA";
+                if (vas) {
+                    if (table < image_base_)
+                        return problem(what + ": import name table VA " + hex(table) +
+                                           " lies below the image base " + hex(image_base_),
+                                       at + 16);
+                    table -= image_base_;
+                    table_label =
+                        what + ": import name table VA " + hex(table + image_base_) + ", RVA";
+                }
+                auto symbols =
+                    detail::read_lookup_table(map_, table, image_.pe32_plus, vas ? image_base_ : 0,
+                                              table_label, at + 16, budget_);
+                if (!symbols) return std::move(symbols).error();
                 image_.delay_imports.push_back(std::move(*text));
+                image_.delay_import_symbols.push_back(std::move(*symbols));
                 return std::nullopt;
             });
     }
 
-    ByteReader in_;
+    std::optional<ImageProblem> read_exports() {
+        PeDirectory dir = directory(kExportDirectory);
+        if (dir.rva == 0 || dir.size == 0) return std::nullopt;
+        auto exports = detail::read_exports(map_, dir, budget_);
+        if (!exports) return std::move(exports).error();
+        image_.exports = std::move(*exports);
+        return std::nullopt;
+    }
+
+    void read_version() {
+        PeDirectory dir = directory(kResourceDirectory);
+        if (dir.rva == 0 || dir.size == 0) return;
+        auto version = detail::read_version(map_, dir);
+        if (version)
+            image_.version = *version;
+        else
+            image_.version_problem = std::move(version).error();
+    }
+
+    void read_dll_name_strings() {
+        // The resources name the file itself (OriginalFilename), the export directory names
+        // the DLL as it was linked: neither is a run-time load.
+        std::vector<detail::RvaRange> skip;
+        for (std::uint32_t index : {kExportDirectory, kResourceDirectory}) {
+            PeDirectory dir = directory(index);
+            if (dir.rva != 0 && dir.size != 0)
+                skip.push_back({dir.rva, std::uint64_t{dir.rva} + dir.size});
+        }
+        image_.dll_name_strings = detail::dll_name_strings(map_, skip);
+    }
+
+    PeMap map_;
+    const ByteReader& in_;
+    detail::PeSymbolBudget budget_;
     PeImage image_;
     std::uint64_t image_base_ = 0;
-    std::uint64_t size_of_headers_ = 0;
     std::uint64_t section_table_ = 0;
     std::uint64_t section_table_offset_field_ = 0;  // SizeOfOptionalHeader, which places it
     std::uint64_t directories_ = 0;
     std::uint32_t directory_count_ = 0;
     std::uint16_t section_count_ = 0;
-    std::vector<Section> sections_;
 };
 
 }  // namespace

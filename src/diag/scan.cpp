@@ -12,6 +12,8 @@
 #include "fix_advice.hpp"
 #include "image_cache.hpp"
 #include "linux_loader.hpp"
+#include "msvc_runtime.hpp"
+#include "windows_checks.hpp"
 #include "windows_loader.hpp"
 
 namespace aitk::diag {
@@ -33,12 +35,18 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
     switch (kind) {
         case FindingKind::missing:
             return "missing";
+        case FindingKind::missing_export:
+            return "missing-export";
         case FindingKind::wrong_architecture:
             return "wrong-architecture";
+        case FindingKind::outdated_runtime:
+            return "outdated-runtime";
         case FindingKind::shadowed:
             return "shadowed";
         case FindingKind::unreadable:
             return "unreadable";
+        case FindingKind::runtime_load:
+            return "runtime-load";
     }
     return "missing";
 }
@@ -95,6 +103,14 @@ class Findings {
         FindingDetails details;
         std::size_t walk = 0;
         std::unordered_set<std::string> importer_keys;
+        // missing_export: every missing function over all importers, first-met order.
+        std::vector<std::string> symbols;
+        std::unordered_set<std::string> symbol_keys;
+
+        void add_symbols(const std::vector<std::string>& more) {
+            for (const auto& name : more)
+                if (symbol_keys.insert(name).second) symbols.push_back(name);
+        }
     };
 
     explicit Findings(bool case_insensitive) : case_insensitive_(case_insensitive) {}
@@ -117,11 +133,14 @@ class Findings {
         if (!importer.empty()) f.importers = {importer};
         auto [it, inserted] = index_.try_emplace(key, items_.size());
         if (inserted) {
-            items_.push_back(Item{std::move(f), std::move(d), walk, {}});
+            std::vector<std::string> symbols = std::move(f.symbols);
+            items_.push_back(Item{std::move(f), std::move(d), walk, {}, {}, {}});
             if (!importer.empty()) items_.back().importer_keys.insert(importer.string());
+            items_.back().add_symbols(symbols);
             return;
         }
         Item& old = items_[it->second];
+        old.add_symbols(f.symbols);
         if (!importer.empty() && old.importer_keys.insert(importer.string()).second)
             old.finding.importers.push_back(importer);
         bool better = old.finding.delay_load != f.delay_load
@@ -141,6 +160,10 @@ class Findings {
         std::vector<Finding> out;
         out.reserve(items_.size());
         for (auto& item : items_) {
+            item.finding.symbol_count = item.symbols.size();
+            if (item.symbols.size() > kMaxListedSymbols) item.symbols.resize(kMaxListedSymbols);
+            item.finding.symbols = std::move(item.symbols);
+            item.finding.win_error = windows_error(item.finding.kind, context.os);
             item.finding.message = finding_message(item.finding, item.details, context);
             item.finding.fix = finding_fix(item.finding, item.details, context);
             out.push_back(std::move(item.finding));
@@ -149,18 +172,25 @@ class Findings {
     }
 
   private:
-    static int rank(FindingKind kind) {
+    static int rank(FindingKind kind) { return static_cast<int>(kind); }
+
+    static int windows_error(FindingKind kind, TargetOs os) {
+        if (os != TargetOs::windows) return 0;
         switch (kind) {
             case FindingKind::missing:
-                return 0;
+            case FindingKind::runtime_load:
+                return 126;  // ERROR_MOD_NOT_FOUND
+            case FindingKind::missing_export:
+                return 127;  // ERROR_PROC_NOT_FOUND
             case FindingKind::wrong_architecture:
-                return 1;
+                return 193;  // ERROR_BAD_EXE_FORMAT
+            case FindingKind::outdated_runtime:
+                return 1114;  // ERROR_DLL_INIT_FAILED
             case FindingKind::shadowed:
-                return 2;
             case FindingKind::unreadable:
-                return 3;
+                return 0;
         }
-        return 4;
+        return 0;
     }
 
     bool case_insensitive_;
@@ -184,6 +214,10 @@ class Scanner {
     void choose_architecture();
     void on_event(const WalkEvent& event);
     void check_shadowing(const WalkEvent& event);
+    void check_exports(const WalkEvent& event);
+    void check_runtime_version(const WalkEvent& event);
+    void check_runtime_loads(const Library& library);
+    std::optional<fs::path> older_runtime_beside(const Resolution& r);
     bool fits_importer(const Image& candidate, const Image& importer) const;
     fs::path bundled_copy(std::string_view name, const Resolution& r, const ChainNode& importer);
     fs::path nearest_bundled(std::string_view name, const ChainNode& importer);
@@ -202,7 +236,9 @@ class Scanner {
     // Every file in a folder that holds a scanned library, by lookup key, folders in path
     // order: where a bundled copy of a shadowed (or missing) library is looked for.
     std::unordered_map<std::string, std::vector<fs::path>> bundled_index_;
-    std::size_t walk_index_ = 0;  // the scanned library being walked
+    std::size_t walk_index_ = 0;               // the scanned library being walked
+    WindowsLoader* windows_loader_ = nullptr;  // run()'s, while it runs (Windows only)
+    std::optional<PeVersion> minimum_runtime_;
 };
 
 bool Scanner::inside_root(const fs::path& path) const {
@@ -362,11 +398,97 @@ void Scanner::check_shadowing(const WalkEvent& event) {
     findings_.add(std::move(f), {}, event.chain.back().path, walk_index_);
 }
 
+// The functions the importer asks `name` for that the DLL the loader binds to does not export:
+// the loader fails with ERROR_PROC_NOT_FOUND, typically because another (older) copy of that DLL
+// is found first.
+void Scanner::check_exports(const WalkEvent& event) {
+    const Resolution& r = event.resolution;
+    if (!windows_ || event.symbols.empty() || !r.image || !r.image->pe) return;
+    std::vector<std::string> missing = missing_exports(event.symbols, *r.image->pe);
+    if (missing.empty()) return;
+    Finding f;
+    f.kind = FindingKind::missing_export;
+    f.name = std::string(event.name);
+    for (const auto& node : event.chain)
+        f.chain.push_back(node.path);
+    f.delay_load = event.delay_load;
+    f.found = r.path;
+    f.found_origin = r.origin;
+    f.found_entry = r.entry;
+    f.symbols = std::move(missing);
+    // A copy inside the root that has them all is the one that should load.
+    if (!inside_root(r.path) && r.status == ResolveStatus::found) {
+        fs::path bundled = bundled_copy(event.name, r, event.chain.back());
+        const Image* copy = bundled.empty() ? nullptr : &images_.get(bundled);
+        if (copy && copy->pe && missing_exports(event.symbols, *copy->pe).empty())
+            f.bundled = std::move(bundled);
+    }
+    findings_.add(std::move(f), {}, event.chain.back().path, walk_index_);
+}
+
+// A Visual C++ runtime DLL older than the one the scanned binaries were built with.
+void Scanner::check_runtime_version(const WalkEvent& event) {
+    const Resolution& r = event.resolution;
+    if (!windows_ || !r.image || !is_outdated_runtime(event.name, *r.image, minimum_runtime_))
+        return;
+    Finding f;
+    f.kind = FindingKind::outdated_runtime;
+    f.name = std::string(event.name);
+    for (const auto& node : event.chain)
+        f.chain.push_back(node.path);
+    f.delay_load = event.delay_load;
+    f.found = r.path;
+    f.found_origin = r.origin;
+    f.found_entry = r.entry;
+    f.version = r.image->pe->version->text();
+    f.minimum_version = short_version(*minimum_runtime_);
+    FindingDetails details;
+    details.importer_architecture = event.chain.back().image->architecture;
+    findings_.add(std::move(f), std::move(details), event.chain.back().path, walk_index_);
+}
+
+// vcruntime140.dll where vcruntime140_1.dll is missing: a runtime from before Visual C++ 2019,
+// which added vcruntime140_1.dll.
+std::optional<fs::path> Scanner::older_runtime_beside(const Resolution& r) {
+    if (!r.places) return std::nullopt;
+    for (const auto& place : *r.places) {
+        if (auto file = folders_.find(place.folder, "vcruntime140.dll")) return file;
+    }
+    return std::nullopt;
+}
+
+// DLL names in a scanned DLL's read-only data that its import tables do not name are what it
+// may LoadLibrary at run time (torch: cuDNN's sub-libraries, nvrtc-builtins); named when the
+// loader would find them nowhere and the scanned folders do not hold them either.
+void Scanner::check_runtime_loads(const Library& library) {
+    const Image& image = *library.image;
+    if (!windows_ || !windows_loader_ || !image.pe) return;
+    auto imported = imported_names(*image.pe, library.path.filename().string());
+    bool system32_known = options_.windows.system32.has_value();
+    LoadedModules none;
+    for (const auto& name : image.pe->dll_name_strings) {
+        // Names the scanned folders hold are there, whatever path the load uses.
+        if (!is_runtime_load_candidate(util::to_lower(name), imported, system32_known) ||
+            bundled_index_.count(folders_.key(name)))
+            continue;
+        Resolution r = windows_loader_->resolve(name, library.path, image.pe->machine, none);
+        if (r.status != ResolveStatus::missing) continue;
+        Finding f;
+        f.kind = FindingKind::runtime_load;
+        f.name = name;
+        f.chain = {library.path};
+        if (r.places) f.searched = *r.places;
+        findings_.add(std::move(f), {}, library.path, walk_index_);
+    }
+}
+
 void Scanner::on_event(const WalkEvent& event) {
     const Resolution& r = event.resolution;
     const ChainNode& importer = event.chain.back();
-    if (r.status == ResolveStatus::found) {
-        check_shadowing(event);
+    if (r.status == ResolveStatus::found || r.status == ResolveStatus::already_loaded) {
+        check_exports(event);
+        check_runtime_version(event);
+        if (r.status == ResolveStatus::found) check_shadowing(event);
         return;
     }
     Finding f;
@@ -383,6 +505,8 @@ void Scanner::on_event(const WalkEvent& event) {
             details.skipped = r.skipped;
             // Where the root does ship it, the fix says so.
             f.bundled = nearest_bundled(event.name, importer);
+            if (windows_ && util::iequals(event.name, "vcruntime140_1.dll"))
+                details.older_runtime = older_runtime_beside(r).value_or(fs::path());
             break;
         }
         case ResolveStatus::wrong_architecture:
@@ -424,10 +548,13 @@ ScanReport Scanner::run() {
 
     std::optional<WindowsLoader> windows_loader;
     std::optional<LinuxLoader> linux_loader;
-    if (windows_)
+    if (windows_) {
         windows_loader.emplace(options_.windows, images_, folders_);
-    else
+        windows_loader_ = &*windows_loader;
+        minimum_runtime_ = minimum_msvc_runtime(torch_version_);
+    } else {
         linux_loader.emplace(options_.linux_search, images_, folders_);
+    }
     DependencyWalk walk(windows_loader ? &*windows_loader : nullptr,
                         linux_loader ? &*linux_loader : nullptr,
                         [this](const WalkEvent& event) { on_event(event); });
@@ -458,6 +585,7 @@ ScanReport Scanner::run() {
             continue;
         }
         walk.walk(ChainNode{library.path, &image});
+        check_runtime_loads(library);
     }
 
     ScanReport report;

@@ -529,7 +529,7 @@ TEST_F(PeReader, NameLongerThanTheLimitIsAProblem) {
     payload.push_back(0);
     std::uint32_t rva = with_payload(bytes, payload, 40);
     std::size_t at = bytes.size() - payload.size();
-    put32(bytes, at, 1);  // any non-zero descriptor will do
+    put32(bytes, at, rva + 20);  // an empty import lookup table: the zero descriptor after it
     put32(bytes, at + 12, rva + 40);
     auto p = parse_error(bytes);
     EXPECT_EQ(p.message, "import directory entry 0: name RVA " + hex(rva + 40) +
@@ -613,7 +613,19 @@ TEST_F(PeDelayReader, VaDescriptorsSubtractTheImageBase) {
     put32(bytes_, l.opt + 24, 0x10000000);  // ImageBase (low half)
     put32(bytes_, l.opt + 28, 0);
     put32(bytes_, descriptor_ + 4, 0x10000000 + rva);
-    EXPECT_EQ(parse_ok(bytes_).delay_imports, Names{"lazy.dll"});
+    // Old-style tables hold VAs too: the import name table and its hint/name pointers.
+    std::uint32_t table = get32(bytes_, descriptor_ + 16);
+    EXPECT_NE(parse_error(bytes_).message.find("import name table VA " + hex(table) +
+                                               " lies below the image base 0x10000000"),
+              std::string::npos);
+    put32(bytes_, descriptor_ + 16, 0x10000000 + table);
+    for (std::size_t at = l.rva_to_offset(bytes_, table); get32(bytes_, at) != 0; at += 8)
+        put32(bytes_, at, 0x10000000 + get32(bytes_, at));
+    PeImage old_style = parse_ok(bytes_);
+    EXPECT_EQ(old_style.delay_imports, Names{"lazy.dll"});
+    ASSERT_EQ(old_style.delay_import_symbols.size(), 1u);
+    ASSERT_EQ(old_style.delay_import_symbols[0].size(), 1u);
+    EXPECT_EQ(old_style.delay_import_symbols[0][0].name, "lazy_fn");
 
     put32(bytes_, descriptor_ + 4, 0x10000000 + 0x700000);
     EXPECT_EQ(parse_error(bytes_).message,
@@ -635,8 +647,10 @@ TEST_F(PeDelayReader, DelayNameCutOffByTheEndOfTheFileIsAProblem) {
     p = parse_error(cut);
     EXPECT_EQ(p.message, "delay-load import directory entry 0: name RVA " + hex(rva) +
                              ": name has no terminating NUL before the end of the file");
+    // With the whole name the reader gets past it (to a table the cut removed).
     cut.assign(bytes_.begin(), bytes_.begin() + name + 9);
-    EXPECT_EQ(parse_ok(cut).delay_imports, Names{"lazy.dll"});
+    p = parse_error(cut);
+    EXPECT_EQ(p.message.find(": name RVA"), std::string::npos) << p.message;
 }
 
 }  // namespace

@@ -271,7 +271,10 @@ TEST(WindowsLoader, A32BitDllAmong64BitOnesIsTheWrongArchitecture) {
     EXPECT_EQ(f.architecture, "x86");
     EXPECT_EQ(f.expected_architecture, "x86_64");
     EXPECT_TRUE(f.importers.empty());
-    EXPECT_EQ(f.message, "old.dll is x86 but the other libraries are x86_64");
+    EXPECT_EQ(f.message,
+              "old.dll is x86 but the other libraries are x86_64 (WinError 193: %1 is not a "
+              "valid Win32 application)");
+    EXPECT_EQ(f.win_error, 193);
     EXPECT_EQ(f.fix, "replace sub/old.dll with its x86_64 build");
 }
 
@@ -300,7 +303,10 @@ TEST(WindowsLoader, AnX86DllImportedByAn64BitDllStopsTheSearch) {
     EXPECT_EQ(f.chain, std::vector<fs::path>{a});
     EXPECT_EQ(f.architecture, "x86");
     EXPECT_EQ(f.expected_architecture, "x86_64");
-    EXPECT_EQ(f.message, "b.dll is x86 but a.dll is x86_64");
+    EXPECT_EQ(f.message,
+              "b.dll is x86 but a.dll is x86_64 (WinError 193: %1 is not a valid Win32 "
+              "application)");
+    EXPECT_EQ(f.win_error, 193);
     EXPECT_EQ(f.fix, "replace pkg/b.dll with its x86_64 build");
 }
 

@@ -41,8 +41,10 @@ diag::ScanOptions native_scan_options(const NativeScanRequest& request);
 // started through the shims are safe, a bare `python` is not); one they keep says to remove it.
 diag::ScanReport run_native_scan(const NativeScanRequest& request);
 
-// fail: a missing import (not delay-load), a wrong architecture, a shadowing entry the shims
-// keep; warn: a delay-load import, a shadowing entry the shims drop, an unreadable file.
+// fail: a missing import or missing exported function (not delay-load), a wrong architecture,
+// an outdated Visual C++ runtime, a shadowing entry the shims keep; warn: a delay-load import,
+// a shadowing entry the shims drop, an unreadable file, a run-time LoadLibrary name not found
+// (informational: it never fails doctor by itself).
 CheckStatus finding_status(const diag::Finding& finding);
 
 // One check per finding ("native.missing", "native.shadowed", …), or one ok check
@@ -52,6 +54,7 @@ std::vector<DoctorCheck> native_scan_checks(const diag::ScanReport& report);
 // {"root", "os", "architecture", "libraries", "torch_version", "findings": [{"kind", "status",
 // "name", "chain", "importers", "delay_load", "searched": [{"origin", "folder"}], "found",
 // "found_origin", "found_entry", "bundled", "architecture", "expected_architecture",
+// "symbols", "symbol_count", "version", "minimum_version", "win_error" (null when none),
 // "message", "fix"}]}; empty strings and lists are kept so consumers see every key.
 nlohmann::json native_scan_json(const diag::ScanReport& report);
 

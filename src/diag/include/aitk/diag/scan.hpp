@@ -9,7 +9,11 @@
 //   ext-ms-*) and KnownDLLs are present; then a module already loaded by that name; then the
 //   importing DLL's own folder, the os.add_dll_directory folders (aitk-env's .pth), System32,
 //   PATH. Names compare case-insensitively. A DLL of the wrong architecture stops the search
-//   (the loader fails with ERROR_BAD_EXE_FORMAT).
+//   (the loader fails with ERROR_BAD_EXE_FORMAT). The DLL found must export every function
+//   the importer asks it for, by name or ordinal (else WinError 127); a Visual C++ runtime DLL
+//   found must not be older than the one torch was built with (else c10.dll's initialisation
+//   fails: WinError 1114). DLL names in a scanned DLL's read-only data that its import tables
+//   lack are what it may LoadLibrary at run time: named when not found.
 // - Linux (glibc ld.so): an object already loaded with that SONAME; a name with '/' is a path;
 //   DT_RPATH of the importer and its loaders (only when the importer has no DT_RUNPATH),
 //   LD_LIBRARY_PATH, DT_RUNPATH ($ORIGIN expanded), ld.so.cache, the default folders. An object
@@ -55,9 +59,21 @@ struct ScanOptions {
     std::size_t max_libraries = 100000;  // more than this: InputError naming the folder
 };
 
-enum class FindingKind { missing, wrong_architecture, shadowed, unreadable };
-// "missing", "wrong-architecture", "shadowed", "unreadable"
+enum class FindingKind {
+    missing,             // an import is found nowhere (WinError 126)
+    missing_export,      // the DLL found lacks functions the importer imports (WinError 127)
+    wrong_architecture,  // WinError 193
+    outdated_runtime,    // a Visual C++ runtime older than the minimum (WinError 1114)
+    shadowed,
+    unreadable,
+    runtime_load,  // informational: a DLL named in read-only data, not found (LoadLibrary)
+};
+// "missing", "missing-export", "wrong-architecture", "outdated-runtime", "shadowed",
+// "unreadable", "runtime-load"
 std::string_view finding_kind_name(FindingKind kind) noexcept;
+
+// How many missing functions a missing-export finding lists (symbol_count says how many).
+inline constexpr std::size_t kMaxListedSymbols = 10;
 
 struct SearchedPlace {
     // "own folder", "add_dll_directory", "System32", "PATH", "already loaded", "DT_RPATH",
@@ -76,14 +92,25 @@ struct Finding {
     // order (findings are merged by kind, name and `found`).
     std::vector<std::filesystem::path> importers;
     bool delay_load = false;  // only delay-load imports need it: fails at first call, not load
-    std::vector<SearchedPlace> searched;  // missing: every place tried, in order
-    std::filesystem::path found;          // shadowed / wrong_architecture: what the loader takes
-    std::string found_origin;             // its SearchedPlace::origin
+    std::vector<SearchedPlace> searched;  // missing, runtime_load: every place tried, in order
+    // shadowed / wrong_architecture / missing_export / outdated_runtime: what the loader takes
+    std::filesystem::path found;
+    std::string found_origin;  // its SearchedPlace::origin
     // The PATH / LD_LIBRARY_PATH entry that supplied `found` (what to drop); empty otherwise.
     std::filesystem::path found_entry;
     std::filesystem::path bundled;  // shadowed: the copy inside the root that should load
     std::string architecture;       // wrong_architecture: what `found` is ("x86")
     std::string expected_architecture;
+    // missing_export: the functions `found` lacks ("f2", "ordinal 7"), the first
+    // kMaxListedSymbols of symbol_count, over every importer merged into the finding.
+    std::vector<std::string> symbols;
+    std::size_t symbol_count = 0;
+    // outdated_runtime: the FileVersion of `found` and the minimum ("14.29.30133.0", "14.40").
+    std::string version;
+    std::string minimum_version;
+    // The Windows error code Python shows for it (OSError: [WinError 126]): 126, 127, 193,
+    // 1114; 0 for none (Linux, shadowed, unreadable).
+    int win_error = 0;
     std::string message;  // one line: "fbgemm.dll → libomp140.x86_64.dll: not found; searched: …"
     std::string fix;      // what to do; empty when nothing specific is known
 };
@@ -94,7 +121,8 @@ struct ScanReport {
     std::size_t libraries = 0;                 // native libraries read
     std::string architecture;                  // the expected architecture used
     std::optional<std::string> torch_version;  // from a torch-*.dist-info beside a scanned torch/
-    // Ordered: missing, wrong_architecture, shadowed, unreadable; within a kind, scan order
+    // Ordered as FindingKind (missing, missing_export, wrong_architecture, outdated_runtime,
+    // shadowed, unreadable, runtime_load); within a kind, scan order
     // (libraries under a torch/lib folder first, then the rest by path).
     std::vector<Finding> findings;
 };
