@@ -1,6 +1,7 @@
 #include "aitk/index/url.hpp"
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::index {
 
@@ -275,15 +276,22 @@ std::optional<std::filesystem::path> file_url_to_path(std::string_view url) {
     if (path.size() >= 3 && path[0] == '/' && util::is_ascii_alpha(path[1]) && path[2] == ':') {
         path.erase(0, 1);
     }
-    return std::filesystem::path(path);
+    return util::path_from_utf8(path);
+}
+
+std::string file_url_from_generic_path(std::string_view generic) {
+    std::string url = "file://";
+    if (generic.empty() || generic.front() != '/') url += '/';
+    if (generic.size() >= 2 && util::is_ascii_alpha(generic[0]) && generic[1] == ':') {
+        url += generic.substr(0, 2);
+        generic.remove_prefix(2);
+    }
+    url += percent_encode_path(generic);
+    return url;
 }
 
 std::string path_to_file_url(const std::filesystem::path& path) {
-    std::string generic = std::filesystem::absolute(path).generic_string();
-    std::string url = "file://";
-    if (generic.empty() || generic.front() != '/') url += '/';
-    url += percent_encode_path(generic);
-    return url;
+    return file_url_from_generic_path(util::generic_utf8_of(std::filesystem::absolute(path)));
 }
 
 }  // namespace aitk::index

@@ -168,7 +168,13 @@ std::optional<fs::path> ldconfig_program() {
 std::optional<std::string> run_ldconfig(const fs::path& root, const std::string& format) {
     auto ldconfig = ldconfig_program();
     if (!ldconfig) return "ldconfig is not installed";
+#ifdef _WIN32
+    (void)root;
+    (void)format;
+    return "ldconfig is a Linux program";
+#else
     if (::geteuid() != 0) return "ldconfig -r needs root (chroot)";
+#endif
     aitk::util::ProcessRequest request;
     request.argv = {ldconfig->string(), "-X", "-c",         format, "-r", root.string(), "-C",
                     "/cache." + format, "-f", "/ld.so.conf"};

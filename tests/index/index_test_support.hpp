@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "portable_env.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/net/clock.hpp"
 #include "aitk/net/options.hpp"

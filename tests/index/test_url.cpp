@@ -138,3 +138,13 @@ TEST(Url, SchemesAndOrigins) {
 }
 
 }  // namespace
+
+TEST(Url, FileUrlsKeepAWindowsDriveAndEncodeTheRest) {
+    using aitk::index::file_url_from_generic_path;
+    EXPECT_EQ(file_url_from_generic_path("C:/wheels/my wheels/a+b.whl"),
+              "file:///C:/wheels/my%20wheels/a%2Bb.whl");
+    EXPECT_EQ(file_url_from_generic_path("/srv/a b.whl"), "file:///srv/a%20b.whl");
+    EXPECT_EQ(file_url_from_generic_path("C:/Zo\xc3\xab/x.whl"), "file:///C:/Zo%C3%AB/x.whl");
+    EXPECT_EQ(aitk::index::file_url_to_path("file:///C:/wheels/a%20b.whl")->generic_string(),
+              "C:/wheels/a b.whl");
+}

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "portable_env.hpp"
 #include "aitk/net/clock.hpp"
 #include "aitk/net/downloader.hpp"
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "portable_env.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/net/downloader.hpp"
 #include "http_server.hpp"

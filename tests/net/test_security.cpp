@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "portable_env.hpp"
+#include "aitk/util/utf8.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/net/downloader.hpp"
@@ -109,7 +111,7 @@ TEST_F(TlsTest, SslCertFileAndRequestsCaBundleAreHonoured) {
     const auto content = test::random_bytes(1'000, 2);
     const auto request = request_for("/env.whl", content);
     for (const char* variable : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"}) {
-        ::setenv(variable, pki.ca_cert.c_str(), 1);
+        ::setenv(variable, util::utf8_of(pki.ca_cert).c_str(), 1);
         net::Downloader downloader(test::test_options(), clock);
         const auto outcome = downloader.download(request);
         ::unsetenv(variable);
@@ -235,7 +237,7 @@ TEST_F(AuthTest, CredentialsFromNetrc) {
     const auto netrc = dir.path() / "netrc";
     test::write_bytes(netrc, std::string("machine 127.0.0.1\n  login ") + user + "\n  password " +
                                  password + "\n");
-    ::setenv("NETRC", netrc.c_str(), 1);
+    ::setenv("NETRC", util::utf8_of(netrc).c_str(), 1);
     net::Downloader downloader(test::test_options(), clock);
 
     const auto outcome = downloader.download(request(server.url("/private/p.whl")));

@@ -1,7 +1,11 @@
 #define _GNU_SOURCE
 #include "fake_config.h"
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <dlfcn.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,12 +91,26 @@ const struct fake_config* fake_config_get(const char* env_name, const void* self
         if (explicit_path && *explicit_path) {
             load(explicit_path);
         } else {
+#ifdef _WIN32
+            /* The DLL's own file name, from the module that holds `self`. */
+            HMODULE module = NULL;
+            char name[4096];
+            if (GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                                       GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                                   (LPCSTR)self, &module) &&
+                GetModuleFileNameA(module, name, sizeof name) > 0) {
+                char path[4200];
+                snprintf(path, sizeof path, "%s.conf", name);
+                load(path);
+            }
+#else
             Dl_info info;
             if (dladdr(self, &info) && info.dli_fname) {
                 char path[4096];
                 snprintf(path, sizeof path, "%s.conf", info.dli_fname);
                 load(path);
             }
+#endif
         }
     }
     return &g_config;
@@ -108,9 +126,13 @@ void fake_log(const struct fake_config* config, const char* call) {
 }
 
 void fake_sleep_ms(long ms) {
+#ifdef _WIN32
+    Sleep((DWORD)ms);
+#else
     struct timespec t;
     t.tv_sec = ms / 1000;
     t.tv_nsec = (ms % 1000) * 1000000L;
     while (nanosleep(&t, &t) != 0) {
     }
+#endif
 }

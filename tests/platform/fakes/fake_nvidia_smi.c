@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 
 static void print_file(const char* path) {
     char buffer[4096];
@@ -44,11 +48,16 @@ int main(int argc, char** argv) {
         /* A wedged driver: the tool and a child of it (holding stdout) never finish. */
         printf("partial\n");
         fflush(stdout);
+#ifdef _WIN32
+        /* A hung tool (its own child as well is POSIX only). */
+        Sleep(300 * 1000);
+#else
         if (fork() == 0) {
             sleep(300);
             _exit(0);
         }
         sleep(300);
+#endif
         return 0;
     }
     if (!strcmp(mode, "no-devices")) {

@@ -48,6 +48,9 @@ std::string url_origin(std::string_view url);
 // "file://localhost/abs/path" (percent-decoded); nothing for other URLs.
 std::optional<std::filesystem::path> file_url_to_path(std::string_view url);
 std::string path_to_file_url(const std::filesystem::path& path);
+// The file: URL of an absolute path in generic form ("/srv/a b.whl", "C:/wheels/x.whl"): a
+// Windows drive stays "C:" (RFC 8089), everything else outside the unreserved set is encoded.
+std::string file_url_from_generic_path(std::string_view generic_utf8);
 
 // True for "scheme:..." where scheme is RFC 3986 (letter, then letters, digits, '+', '-', '.'),
 // excluding one-letter schemes so that Windows drive paths ("C:\\wheels") are not URLs.
