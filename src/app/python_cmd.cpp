@@ -79,15 +79,11 @@ python::StandaloneInstall install(const PythonOptions& options, std::string_view
     request.rewrite = options.rewrite
                           ? *options.rewrite
                           : merge_rewrite_rules(rewrite_sources({}, options.environment));
-    request.offline = options.offline;
+    request.offline = options.network.offline;
     request.probe_options = discovery_options(options);
     request.observer = options.observer;
     cache::Cache cache(options.cache_root);
-    net::DownloaderOptions net_options;
-    net_options.concurrency = options.concurrency;
-    net_options.ca_file = options.cert;
-    net_options.unreachable_hint = unreachable_hint();
-    net::Downloader downloader(net_options);
+    net::Downloader downloader(downloader_options(options.network));
     return python::install_standalone(request, table_of(options), cache, downloader);
 }
 

@@ -55,9 +55,7 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
     PythonOptions options;
     options.cache_root = request.cache_root;
     options.environment = request.environment;
-    options.offline = request.network.offline;
-    options.concurrency = request.network.concurrency;
-    options.cert = request.network.cert;
+    options.network = request.network;
     options.observer = request.observer;
     options.rewrite = request.rewrite_urls;
     auto ensured = ensure_python(options, spec);
