@@ -12,8 +12,10 @@
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
+#include "aitk/fs/path.hpp"
 #include "aitk/python/standalone.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::app {
@@ -94,7 +96,7 @@ Manifest parse_manifest(const stdfs::path& bundle, const std::string& text) {
             member.size = m.at("size").get<std::uint64_t>();
             member.targets = m.at("targets").get<std::vector<std::string>>();
             auto normal = archive::normalize_member_path(member.path);
-            if (!normal || *normal != member.path || !fs::is_sha256_hex(member.sha256)) {
+            if (!normal || *normal != member.path || !util::is_sha256_hex(member.sha256)) {
                 refuse(bundle, "manifest.json lists an invalid member \"" + member.path + "\"");
             }
             const bool known_kind = member.kind == "lock" || member.kind == "wheel" ||
@@ -294,8 +296,7 @@ ImportedBundle import_bundle(const stdfs::path& bundle, const stdfs::path& cache
 }
 
 SetupOutcome run_setup_from_bundle(const SetupRequest& request) {
-    const stdfs::path bundle =
-        request.bundle->is_absolute() ? *request.bundle : request.cwd / *request.bundle;
+    const stdfs::path bundle = fs::absolute_from(request.cwd, *request.bundle);
     auto imported = import_bundle(bundle, request.cache_root);
     SetupRequest offline = request;
     offline.bundle.reset();

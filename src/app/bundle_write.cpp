@@ -11,10 +11,13 @@
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
+#include "aitk/fs/path.hpp"
 #include "aitk/index/artifacts.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/python/standalone_install.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
+#include "aitk/util/major_minor.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -22,19 +25,6 @@ namespace aitk::app {
 namespace {
 
 namespace stdfs = std::filesystem;
-
-std::string major_minor(const std::string& version) {
-    auto parts = util::split(version, '.');
-    if (parts.size() < 2) return version;
-    return std::string(parts[0]) + "." + std::string(parts[1]);
-}
-
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 std::string without_query(std::string_view url) {
     return std::string(url.substr(0, std::min(url.find('?'), url.find('#'))));
@@ -49,18 +39,7 @@ std::string last_segment(std::string_view url) {
 // The standalone archive's name as `python install` stores it: the segment, percent-decoded
 // ("%2B" → "+"), so that a bundled archive is found by the same name.
 std::string decoded_last_segment(std::string_view url) {
-    std::string segment = last_segment(url);
-    std::string out;
-    for (std::size_t i = 0; i < segment.size(); ++i) {
-        if (segment[i] == '%' && i + 2 < segment.size() && hex_digit(segment[i + 1]) >= 0 &&
-            hex_digit(segment[i + 2]) >= 0) {
-            out += static_cast<char>(hex_digit(segment[i + 1]) * 16 + hex_digit(segment[i + 2]));
-            i += 2;
-        } else {
-            out += segment[i];
-        }
-    }
-    return out;
+    return util::percent_decode(last_segment(url));
 }
 
 // The standalone table's platform names for a lock target.
@@ -148,10 +127,8 @@ std::string with_index_credentials(const std::string& url, const IndexSettings& 
 }  // namespace
 
 BundleOutcome write_bundle(const BundleRequest& request) {
-    const stdfs::path lock_path =
-        request.lockfile.is_absolute() ? request.lockfile : request.cwd / request.lockfile;
-    const stdfs::path out_path =
-        request.output.is_absolute() ? request.output : request.cwd / request.output;
+    const stdfs::path lock_path = fs::absolute_from(request.cwd, request.lockfile);
+    const stdfs::path out_path = fs::absolute_from(request.cwd, request.output);
     std::error_code ec;
     if (!stdfs::is_regular_file(lock_path, ec)) {
         throw util::InputError(lock_path.string() + " does not exist",
@@ -213,7 +190,7 @@ BundleOutcome write_bundle(const BundleRequest& request) {
         } else {
             try {
                 const auto& build = python::select_standalone_build(
-                    major_minor(target->python), standalone_platform_of(*target), table);
+                    util::major_minor(target->python), standalone_platform_of(*target), table);
                 info.interpreter =
                     plan("python", build.sha256, decoded_last_segment(build.url),
                          python::mirrored_url(build.url, request.python_mirror), target->id);
@@ -222,9 +199,10 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             }
         }
         if (!info.interpreter_note.empty()) {
-            outcome.notes.push_back(
-                target->id + ": no CPython in the bundle (" + info.interpreter_note +
-                "); the machine that installs it needs Python " + major_minor(target->python));
+            outcome.notes.push_back(target->id + ": no CPython in the bundle (" +
+                                    info.interpreter_note +
+                                    "); the machine that installs it needs Python " +
+                                    util::major_minor(target->python));
         }
         infos.push_back(std::move(info));
     }

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "aitk/util/error.hpp"
+#include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
 
@@ -91,13 +92,9 @@ BytecodeOutcome compile_bytecode(const install::PrefixLayout& layout,
     }
 
     std::vector<std::string> errors(workers);
-    std::vector<std::thread> threads;
-    for (std::size_t w = 1; w < workers; ++w) {
-        threads.emplace_back([&, w] { errors[w] = compile_chunk(layout, lists[w], counts[w]); });
-    }
-    errors[0] = compile_chunk(layout, lists[0], counts[0]);
-    for (auto& t : threads)
-        t.join();
+    util::parallel_for(workers, workers, [&](std::size_t w) {
+        errors[w] = compile_chunk(layout, lists[w], counts[w]);
+    });
     for (const auto& error : errors) {
         if (!error.empty()) {
             throw util::Error(util::ExitCode::failure, "compiling bytecode failed: " + error,

@@ -4,6 +4,7 @@
 
 #include "aitk/app/prefix.hpp"
 #include "aitk/fs/file.hpp"
+#include "aitk/fs/path.hpp"
 #include "aitk/lock/export.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/error.hpp"
@@ -27,7 +28,7 @@ struct Loaded {
 };
 
 stdfs::path absolute(const stdfs::path& path, const stdfs::path& cwd) {
-    return (path.is_absolute() ? path : cwd / path).lexically_normal();
+    return fs::absolute_from(cwd, path).lexically_normal();
 }
 
 Loaded load(const ExportRequest& request) {

@@ -14,6 +14,7 @@
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
+#include "aitk/fs/path.hpp"
 #include "aitk/index/client.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/pep/name.hpp"
@@ -29,11 +30,6 @@ namespace {
 
 constexpr std::string_view default_index_url = "https://pypi.org/simple";
 constexpr std::string_view default_python = "3.12";
-
-std::filesystem::path absolute_from(const std::filesystem::path& cwd,
-                                    const std::filesystem::path& p) {
-    return p.is_absolute() ? p : cwd / p;
-}
 
 // The full Python version the lock evaluates markers with.
 std::string choose_python(const LockRequest& request, const project::ProjectInput& input) {
@@ -137,16 +133,6 @@ std::vector<lock::LockedIndex> all_indexes(const LockRequest& request,
         for (const auto& location : routing.indexes)
             add(location);
         if (routing.torch_backend_index) add(*routing.torch_backend_index);
-    }
-    return out;
-}
-
-std::map<std::string, std::string> marker_map(const pep::MarkerEnvironment& env) {
-    std::map<std::string, std::string> out;
-    for (std::size_t i = 0; i < pep::marker_variable_count; ++i) {
-        auto variable = static_cast<pep::MarkerVariable>(i);
-        if (variable == pep::MarkerVariable::extra) continue;
-        out[std::string(pep::marker_variable_name(variable))] = env.get(variable);
     }
     return out;
 }
@@ -397,7 +383,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
     locked.arch = target.arch;
     locked.backend = target.backend;
     locked.python = python;
-    locked.marker_environment = marker_map(options.environment);
+    locked.marker_environment = pep::marker_map(options.environment);
     locked.variables = input.environment_for(target);
     locked.variables.erase("PATH");  // environment.yml reserves it
 
@@ -503,25 +489,25 @@ project::ProjectInput load_project_input(const InputSelection& input,
     project::RequirementsReadOptions read_options;
     read_options.environment = environment;
     if (input.requirements) {
-        auto path = absolute_from(cwd, *input.requirements);
+        auto path = fs::absolute_from(cwd, *input.requirements);
         auto file = project::read_requirements_file(path, read_options);
         if (!file) throw file.error().to_error();
         return project::from_requirements(*file, path.stem().string());
     }
     if (input.conda_file) {
-        auto path = absolute_from(cwd, *input.conda_file);
+        auto path = fs::absolute_from(cwd, *input.conda_file);
         auto env = project::read_conda_environment(path, read_options);
         if (!env) throw env.error().to_error();
         auto imported = project::import_conda_environment(*env, input.skip_unmapped);
         if (!imported) throw imported.error().to_error();
         return project::from_conda(*imported, *env);
     }
-    auto manifest = input.manifest ? project::read_manifest(absolute_from(cwd, *input.manifest))
+    auto manifest = input.manifest ? project::read_manifest(fs::absolute_from(cwd, *input.manifest))
                                    : project::parse_manifest(project::builtin_manifest_text(),
                                                              project::builtin_manifest_name());
     if (!manifest) throw manifest.error().to_error();
     std::optional<std::filesystem::path> project_dir;
-    if (input.project_dir) project_dir = absolute_from(cwd, *input.project_dir);
+    if (input.project_dir) project_dir = fs::absolute_from(cwd, *input.project_dir);
     auto loaded = project::from_manifest(*manifest, project_dir, read_options);
     if (!loaded) throw loaded.error().to_error();
     return std::move(*loaded);
@@ -660,11 +646,8 @@ LockOutcome run_lock(const LockRequest& request) {
     auto input = load_project_input(request.input, request.cwd, request.environment);
     LockOutcome outcome;
     outcome.notes = input.notes;
-    const auto base = request.input.project_dir
-                          ? absolute_from(request.cwd, *request.input.project_dir)
-                          : request.cwd;
-    outcome.path = request.output ? absolute_from(request.cwd, *request.output)
-                                  : base / "lockfiles" / (input.name + ".lock.yml");
+    outcome.path = request.output ? fs::absolute_from(request.cwd, *request.output)
+                                  : default_lock_output(request.input, request.cwd, input.name);
     const auto& named = request.targets.empty() ? input.default_targets : request.targets;
     if (request.machine && request.targets.empty() && (named.empty() || request.this_machine)) {
         lock_for_machine(request, input, outcome);
@@ -672,6 +655,13 @@ LockOutcome run_lock(const LockRequest& request) {
         lock_targets(request, input, choose_targets(named), {}, outcome);
     }
     return outcome;
+}
+
+std::filesystem::path default_lock_output(const InputSelection& input,
+                                          const std::filesystem::path& cwd,
+                                          const std::string& input_name) {
+    const auto base = input.project_dir ? fs::absolute_from(cwd, *input.project_dir) : cwd;
+    return base / lock::default_lockfile_path(input_name);
 }
 
 lock::Lockfile read_lockfile(const std::filesystem::path& path) {

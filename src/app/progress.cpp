@@ -4,6 +4,7 @@
 
 #include "aitk/app/cache.hpp"  // human_bytes
 #include "aitk/index/url.hpp"
+#include "aitk/util/hex.hpp"
 
 namespace aitk::app {
 namespace {
@@ -54,7 +55,7 @@ std::string DownloadProgress::name_of(std::size_t id) const {
 
 void DownloadProgress::on_start(const net::TransferInfo& info) {
     // The URL names the artifact; a destination is often a staging file with a temporary name.
-    std::string name = index::percent_decode(last_path_segment(info.url));
+    std::string name = util::percent_decode(last_path_segment(info.url));
     if (name.empty() && info.destination) name = info.destination->filename().string();
     names_[info.id] = name.empty() ? info.url : name;
     draw(false);

@@ -7,6 +7,7 @@
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/pep/marker.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/platform/host.hpp"
 #include "aitk/platform/probe_environment.hpp"
@@ -79,15 +80,11 @@ python::StandaloneInstall install(const PythonOptions& options, std::string_view
     request.rewrite = options.rewrite
                           ? *options.rewrite
                           : merge_rewrite_rules(rewrite_sources({}, options.environment));
-    request.offline = options.offline;
+    request.offline = options.network.offline;
     request.probe_options = discovery_options(options);
     request.observer = options.observer;
     cache::Cache cache(options.cache_root);
-    net::DownloaderOptions net_options;
-    net_options.concurrency = options.concurrency;
-    net_options.ca_file = options.cert;
-    net_options.unreachable_hint = unreachable_hint();
-    net::Downloader downloader(net_options);
+    net::Downloader downloader(downloader_options(options.network));
     return python::install_standalone(request, table_of(options), cache, downloader);
 }
 
@@ -124,12 +121,7 @@ python::DiscoveryOptions discovery_options(const PythonOptions& options) {
 
 nlohmann::json interpreter_json(const python::Interpreter& i,
                                 const std::filesystem::path& cache_root) {
-    nlohmann::json markers = nlohmann::json::object();
-    for (std::size_t v = 0; v < pep::marker_variable_count; ++v) {
-        auto variable = static_cast<pep::MarkerVariable>(v);
-        if (variable == pep::MarkerVariable::extra) continue;
-        markers[std::string(pep::marker_variable_name(variable))] = i.markers.get(variable);
-    }
+    nlohmann::json markers = pep::marker_map(i.markers);
     return {{"version", i.version},
             {"implementation", i.implementation},
             {"path", i.path.string()},

@@ -7,12 +7,14 @@
 #include "aitk/app/torch_choice.hpp"
 #include "aitk/build/git_url.hpp"
 #include "aitk/fs/file.hpp"
+#include "aitk/fs/path.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/python/venv.hpp"
 #include "aitk/resolve/resolver.hpp"
 #include "aitk/shim/shims.hpp"
+#include "aitk/util/major_minor.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
@@ -21,30 +23,19 @@
 namespace aitk::app {
 namespace {
 
-std::filesystem::path absolute_from(const std::filesystem::path& cwd,
-                                    const std::filesystem::path& p) {
-    return p.is_absolute() ? p : cwd / p;
-}
-
-std::string major_minor(const std::string& version) {
-    auto parts = util::split(version, '.');
-    if (parts.size() < 2) return version;
-    return std::string(parts[0]) + "." + std::string(parts[1]);
-}
-
 // An interpreter for the target's Python: the one asked for (a path or X.Y), else the newest
 // CPython X.Y on this machine, else a standalone build installed into the cache.
 python::Interpreter choose_interpreter(const SetupRequest& request,
                                        const lock::LockedTarget& target,
                                        std::vector<std::string>& notes) {
-    std::string wanted = major_minor(target.python);
+    std::string wanted = util::major_minor(target.python);
     std::string spec = wanted;
     if (request.python) {
         bool is_path = request.python->find('/') != std::string::npos ||
                        request.python->find('\\') != std::string::npos;
         if (is_path) {
-            spec = absolute_from(request.cwd, *request.python).string();
-        } else if (major_minor(*request.python) != wanted) {
+            spec = fs::absolute_from(request.cwd, *request.python).string();
+        } else if (util::major_minor(*request.python) != wanted) {
             throw util::InputError("--python " + *request.python + ": the lock target " +
                                        target.id + " was resolved for Python " + target.python,
                                    "lock again with --python " + *request.python);
@@ -55,13 +46,11 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
     PythonOptions options;
     options.cache_root = request.cache_root;
     options.environment = request.environment;
-    options.offline = request.network.offline;
-    options.concurrency = request.network.concurrency;
-    options.cert = request.network.cert;
+    options.network = request.network;
     options.observer = request.observer;
     options.rewrite = request.rewrite_urls;
     auto ensured = ensure_python(options, spec);
-    if (major_minor(ensured.interpreter.version) != wanted) {
+    if (util::major_minor(ensured.interpreter.version) != wanted) {
         throw util::InputError(spec + " is Python " + ensured.interpreter.version + ", but " +
                                    target.id + " was resolved for Python " + target.python,
                                "pass an interpreter " + wanted + " or lock again");
@@ -81,7 +70,7 @@ std::optional<std::string> python_to_lock_for(const SetupRequest& request) {
     const bool is_path = request.python->find('/') != std::string::npos ||
                          request.python->find('\\') != std::string::npos;
     if (!is_path) return request.python;
-    const auto path = absolute_from(request.cwd, *request.python);
+    const auto path = fs::absolute_from(request.cwd, *request.python);
     python::DiscoveryOptions discovery;
     discovery.environment = request.environment;
     auto interpreter = python::probe_interpreter(path, discovery);
@@ -96,9 +85,7 @@ std::optional<std::string> python_to_lock_for(const SetupRequest& request) {
 // the project folder or the working directory).
 std::filesystem::path default_lock_path(const SetupRequest& request) {
     auto input = load_project_input(request.input, request.cwd, request.environment);
-    auto base = request.input.project_dir ? absolute_from(request.cwd, *request.input.project_dir)
-                                          : request.cwd;
-    return base / "lockfiles" / (input.name + ".lock.yml");
+    return default_lock_output(request.input, request.cwd, input.name);
 }
 
 std::string smoke_script() {
@@ -176,7 +163,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
     SetupOutcome outcome;
     lock::Lockfile lockfile;
     if (request.lockfile) {
-        outcome.lockfile = absolute_from(request.cwd, *request.lockfile);
+        outcome.lockfile = fs::absolute_from(request.cwd, *request.lockfile);
         lockfile = read_lockfile(outcome.lockfile);
     } else {
         LockRequest lock_request;
@@ -221,7 +208,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
 
     auto interpreter = choose_interpreter(request, target, outcome.notes);
     outcome.python = interpreter.executable.string();
-    outcome.prefix = absolute_from(request.cwd, request.prefix);
+    outcome.prefix = fs::absolute_from(request.cwd, request.prefix);
     auto layout =
         install::PrefixLayout::for_venv(outcome.prefix, interpreter.version, request.windows);
     // The prefix stays locked from making the venv to the smoke test: a second setup into it

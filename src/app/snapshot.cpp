@@ -61,16 +61,6 @@ std::string full_python_version(const stdfs::path& prefix) {
     return version->to_string();
 }
 
-std::map<std::string, std::string> marker_map(const pep::MarkerEnvironment& env) {
-    std::map<std::string, std::string> out;
-    for (std::size_t i = 0; i < pep::marker_variable_count; ++i) {
-        auto variable = static_cast<pep::MarkerVariable>(i);
-        if (variable == pep::MarkerVariable::extra) continue;
-        out[std::string(pep::marker_variable_name(variable))] = env.get(variable);
-    }
-    return out;
-}
-
 // This machine, with the backend torch was built for: its local version label ("+cu130");
 // without one, the backend of the target the prefix was set up for (same OS and architecture),
 // else PyPI's build (mps on macOS arm64, cpu elsewhere). `torch_backend` is the label's backend,
@@ -402,7 +392,7 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
     locked.arch = target.arch;
     locked.backend = target.backend;
     locked.python = python;
-    locked.marker_environment = marker_map(env);
+    locked.marker_environment = pep::marker_map(env);
     if (locked_target && locked_target->id == locked.id)
         locked.variables = locked_target->variables;
     for (auto& [name, package] : packages) {

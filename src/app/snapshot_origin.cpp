@@ -4,6 +4,7 @@
 #include <set>
 
 #include "aitk/app/snapshot.hpp"
+#include "aitk/build/git_url.hpp"
 #include "aitk/index/url.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
@@ -57,12 +58,6 @@ std::string string_or_empty(const nlohmann::json& object, const char* key) {
                                                            : std::string();
 }
 
-bool is_full_commit(std::string_view text) {
-    return text.size() == 40 && std::all_of(text.begin(), text.end(), [](char c) {
-               return util::is_ascii_digit(c) || (c >= 'a' && c <= 'f');
-           });
-}
-
 }  // namespace
 
 util::Expected<DirectReference, std::string> parse_direct_url(std::string_view json_text) {
@@ -85,7 +80,7 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
             return util::Unexpected(std::string("vcs_info without \"commit_id\""));
         }
         auto revision = string_or_empty(vcs, "requested_revision");
-        if (!is_full_commit(revision)) source.revision = revision;
+        if (!build::is_full_commit_id(revision)) source.revision = revision;
         source.subdirectory = subdirectory;
         return DirectReference(source);
     }

@@ -13,17 +13,12 @@
 #include "aitk/net/downloader.hpp"
 #include "aitk/python/request.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/major_minor.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::app {
 namespace {
-
-std::string major_minor(const std::string& version) {
-    auto parts = util::split(version, '.');
-    if (parts.size() < 2) return version;
-    return std::string(parts[0]) + "." + std::string(parts[1]);
-}
 
 pep::CoreMetadata parsed_metadata(const std::string& text, const std::string& label) {
     auto parsed = pep::CoreMetadata::parse(text);
@@ -77,7 +72,7 @@ struct HostSourceInspector::State {
 
     const python::Interpreter& host_interpreter() {
         if (interpreter) return *interpreter;
-        const std::string wanted = major_minor(settings.python);
+        const std::string wanted = util::major_minor(settings.python);
         if (settings.interpreter) {
             if (settings.interpreter->major_minor() != wanted) {
                 throw util::Error(util::ExitCode::failure,

@@ -30,51 +30,13 @@
 #include "aitk/install/transaction.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::app {
 namespace {
 
 constexpr std::string_view receipt_file = "receipt.json";
-
-std::size_t worker_count(std::size_t wanted, std::size_t tasks) {
-    std::size_t n =
-        wanted != 0 ? wanted : std::max<std::size_t>(2, std::thread::hardware_concurrency());
-    return std::max<std::size_t>(1, std::min(n, tasks));
-}
-
-// Runs `task(i)` for i in [0, count) on a few threads; the first exception wins and is
-// rethrown after every thread has stopped.
-template <class Task>
-void parallel_for(std::size_t count, std::size_t jobs, const Task& task) {
-    if (count == 0) return;
-    std::atomic<std::size_t> next{0};
-    std::exception_ptr failure;
-    std::mutex failure_mutex;
-    auto worker = [&] {
-        for (;;) {
-            std::size_t i = next.fetch_add(1);
-            if (i >= count) return;
-            {
-                std::lock_guard lock(failure_mutex);
-                if (failure) return;
-            }
-            try {
-                task(i);
-            } catch (...) {
-                std::lock_guard lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
-            }
-        }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t t = 1; t < worker_count(jobs, count); ++t)
-        threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads)
-        t.join();
-    if (failure) std::rethrow_exception(failure);
-}
 
 // Runs `task(i)` on a few threads for each index added, as soon as a thread is free, the
 // largest ready one first: a big wheel then starts unpacking as soon as it is there instead
@@ -288,9 +250,10 @@ void check_files(const SitePackages& site,
     std::size_t split = 0;
     for (std::size_t seen = 0; split < dists.size() && seen < files / 2; ++split)
         if (dists[split]) seen += dists[split]->record.size();
-    std::thread second(check, split, dists.size());
-    check(0, split);
-    second.join();
+    util::parallel_for(2, 2, [&](std::size_t half) {
+        if (half == 0) check(0, split);
+        if (half == 1) check(split, dists.size());
+    });
 }
 
 // A wheel locked by URL rather than from an index: pip records where it came from (PEP 610).
@@ -513,7 +476,7 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     // Each wheel is unpacked as soon as it is in the cache, while the others still download.
     std::vector<std::filesystem::path> artifacts(wanted.size());
     std::vector<std::filesystem::path> trees(wanted.size());
-    UnpackPool unpacking(worker_count(request.jobs, wanted.size()), [&](std::size_t i) {
+    UnpackPool unpacking(util::worker_count(request.jobs, wanted.size()), [&](std::size_t i) {
         const auto& sha =
             i < wheels.size() ? wanted[i]->wheel->sha256 : built[i - wheels.size()].wheel_sha256;
         trees[i] = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
@@ -570,7 +533,7 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     auto groups = install_groups(trees);
     std::mutex result_mutex;
     std::vector<std::filesystem::path> modules;  // installed .py files, for compile_bytecode
-    parallel_for(groups.size(), request.jobs, [&](std::size_t g) {
+    util::parallel_for(groups.size(), request.jobs, [&](std::size_t g) {
         for (std::size_t i : groups[g]) {
             install::WheelInstallRequest r;
             r.unpacked = trees[i];

@@ -4,6 +4,7 @@
 #include "aitk/fs/lock.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "output_tail.hpp"
@@ -41,13 +42,7 @@ const std::vector<std::string>& all_refs() {
 }
 
 bool is_hex_prefix(std::string_view text) {
-    if (text.size() < 4 || text.size() > 64) return false;
-    for (char c : text) {
-        if (!util::is_ascii_digit(c) && !(c >= 'a' && c <= 'f') && !(c >= 'A' && c <= 'F')) {
-            return false;
-        }
-    }
-    return true;
+    return text.size() >= 4 && text.size() <= 64 && util::is_hex(text);
 }
 
 bool is_dir(const stdfs::path& path) {

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "aitk/archive/member_path.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -10,10 +11,6 @@ namespace aitk::build {
 namespace {
 
 using Err = util::Unexpected<std::string>;
-
-bool is_hex(char c) {
-    return util::is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 
 // A revision must reach git as a revision: not an option ("-..."), not a refspec ("a:b",
 // "+a"), and free of what check-ref-format refuses, so nothing in a URL can change what a git
@@ -133,7 +130,7 @@ std::string canonical_repository(std::string_view repository) {
 bool is_full_commit_id(std::string_view revision) noexcept {
     if (revision.size() != 40 && revision.size() != 64) return false;
     for (char c : revision) {
-        if (!is_hex(c)) return false;
+        if (!util::is_hex_digit(c)) return false;
     }
     return true;
 }

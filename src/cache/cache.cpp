@@ -1,5 +1,6 @@
 #include "aitk/cache/cache.hpp"
 
+#include "aitk/util/hex.hpp"
 #include "aitk/util/redact.hpp"
 
 #include <cerrno>
@@ -127,7 +128,7 @@ std::optional<std::string> read_if_present(const stdfs::path& file) {
 
 std::string checked_sha256(std::string_view digest) {
     std::string lower = util::to_lower(digest);
-    if (!fs::is_sha256_hex(lower)) {
+    if (!util::is_sha256_hex(lower)) {
         throw util::InputError("'" + std::string(digest) +
                                "' is not a sha256 digest (64 hexadecimal digits)");
     }

@@ -6,6 +6,7 @@
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 
 namespace aitk::cache {
 namespace {
@@ -24,13 +25,6 @@ std::vector<KindDir> kind_dirs(const Cache& cache) {
             {Kind::metadata, base / "metadata"},
             {Kind::http, base / "http"},
             {Kind::temp, base / "tmp"}};
-}
-
-bool is_hex(std::string_view s) {
-    for (char c : s) {
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    }
-    return true;
 }
 
 // Bytes of every regular file below `path` (or of `path` itself), links not followed.
@@ -68,7 +62,7 @@ void for_each_sharded(const stdfs::path& root, std::string_view suffix,
         std::string name = it->path().filename().string();
         if (fs::is_temp_name(name)) {
             if (debris) debris(it->path());
-        } else if (name.size() == 2 && is_hex(name)) {
+        } else if (name.size() == 2 && util::is_hex(name, true)) {
             shards.push_back(it->path());
         }
     }
@@ -88,7 +82,7 @@ void for_each_sharded(const stdfs::path& root, std::string_view suffix,
             if (!name.ends_with(suffix)) continue;
             std::string digest =
                 shard.filename().string() + name.substr(0, name.size() - suffix.size());
-            if (fs::is_sha256_hex(digest)) visit(child, digest);
+            if (util::is_sha256_hex(digest)) visit(child, digest);
         }
     }
 }

@@ -44,9 +44,7 @@ Command add_python_command(CLI::App& app, GlobalOptions& globals) {
         app::PythonOptions options;
         options.environment = util::current_environment();
         options.cache_root = app::resolve_cache_root(globals.cache_dir, options.environment);
-        options.offline = globals.offline;
-        options.concurrency = globals.concurrency;
-        if (!globals.cert.empty()) options.cert = globals.cert;
+        options.network = network_settings(globals);
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 1, 0);
         options.observer = &progress;

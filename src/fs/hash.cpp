@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 
 namespace aitk::fs {
 
@@ -48,7 +49,7 @@ Digest256 Sha256::finish() {
 }
 
 std::string Sha256::finish_to_hex(const Digest256& digest) {
-    return to_hex(digest.data(), digest.size());
+    return util::to_hex(digest.data(), digest.size());
 }
 
 std::string sha256_hex(std::string_view data) {
@@ -73,16 +74,6 @@ std::string sha256_file_hex(const std::filesystem::path& path) {
     return h.finish_hex();
 }
 
-std::string to_hex(const std::uint8_t* data, std::size_t size) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out(size * 2, '0');
-    for (std::size_t i = 0; i < size; ++i) {
-        out[2 * i] = digits[data[i] >> 4];
-        out[2 * i + 1] = digits[data[i] & 0xF];
-    }
-    return out;
-}
-
 std::string base64url_nopad(const std::uint8_t* data, std::size_t size) {
     static constexpr char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -90,8 +81,8 @@ std::string base64url_nopad(const std::uint8_t* data, std::size_t size) {
     out.reserve((size * 4 + 2) / 3);
     std::size_t i = 0;
     for (; i + 3 <= size; i += 3) {
-        std::uint32_t n = (std::uint32_t{data[i]} << 16) | (std::uint32_t{data[i + 1]} << 8) |
-                          data[i + 2];
+        std::uint32_t n =
+            (std::uint32_t{data[i]} << 16) | (std::uint32_t{data[i + 1]} << 8) | data[i + 2];
         out += alphabet[(n >> 18) & 63];
         out += alphabet[(n >> 12) & 63];
         out += alphabet[(n >> 6) & 63];
@@ -109,14 +100,6 @@ std::string base64url_nopad(const std::uint8_t* data, std::size_t size) {
         out += alphabet[(n >> 6) & 63];
     }
     return out;
-}
-
-bool is_sha256_hex(std::string_view text) noexcept {
-    if (text.size() != 64) return false;
-    for (char c : text) {
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    }
-    return true;
 }
 
 }  // namespace aitk::fs

@@ -21,6 +21,7 @@
 #endif
 
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 
 namespace aitk::fs {
 namespace {
@@ -64,10 +65,9 @@ std::uint64_t next_random() {
 }
 
 std::string hex64(std::uint64_t value) {
-    static constexpr char digits[] = "0123456789abcdef";
     std::string out(random_digits, '0');
     for (std::size_t i = 0; i < random_digits; ++i) {
-        out[random_digits - 1 - i] = digits[value & 0xF];
+        out[random_digits - 1 - i] = util::hex_digit(static_cast<unsigned>(value & 0xF));
         value >>= 4;
     }
     return out;
@@ -93,10 +93,7 @@ bool is_temp_name(std::string_view filename) noexcept {
     if (filename.substr(filename.size() - temp_suffix.size()) != temp_suffix) return false;
     std::string_view random = filename.substr(filename.size() - tail);
     if (random.front() != '.') return false;
-    for (char c : random.substr(1, random_digits)) {
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    }
-    return true;
+    return util::is_hex(random.substr(1, random_digits), true);
 }
 
 TempDir TempDir::create_in(const std::filesystem::path& parent, std::string_view stem) {

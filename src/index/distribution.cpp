@@ -4,6 +4,7 @@
 
 #include "aitk/index/url.hpp"
 #include "aitk/pep/specifier.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::index {
@@ -30,16 +31,6 @@ const KnownHash* find_known(std::string_view algorithm) {
         if (k.name == algorithm) return &k;
     }
     return nullptr;
-}
-
-bool is_hex(std::string_view text) noexcept {
-    for (char c : text) {
-        const bool digit = c >= '0' && c <= '9';
-        const bool lower = c >= 'a' && c <= 'f';
-        const bool upper = c >= 'A' && c <= 'F';
-        if (!digit && !lower && !upper) return false;
-    }
-    return !text.empty();
 }
 
 bool has_unsafe_character(std::string_view filename) noexcept {
@@ -87,7 +78,7 @@ std::string DistributionFile::metadata_url() const {
 }
 
 std::optional<std::string> normalize_hash(std::string_view algorithm, std::string_view digest) {
-    if (!is_hex(digest)) return std::nullopt;
+    if (!util::is_hex(digest)) return std::nullopt;
     if (const auto* known = find_known(algorithm); known && digest.size() != known->hex_length) {
         return std::nullopt;
     }

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::index {
@@ -65,10 +66,7 @@ void append_code_point(std::string& out, std::uint32_t cp) {
 
 int digit_value(char c, bool hex) noexcept {
     if (c >= '0' && c <= '9') return c - '0';
-    if (!hex) return -1;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+    return hex ? util::hex_value(c) : -1;
 }
 
 // Decodes the reference starting at text[at] == '&'; returns the index after it, or `at` when

@@ -11,6 +11,7 @@
 #include "aitk/net/content_range.hpp"
 #include "aitk/net/redact.hpp"
 #include "aitk/pep/name.hpp"
+#include "aitk/util/hex.hpp"
 
 namespace aitk::index {
 
@@ -125,7 +126,6 @@ void fail(Job& job, IndexError::Kind kind, std::string message) {
 // `text` from a server, safe to print: control bytes and bytes that are not UTF-8 become "\xNN"
 // (a hostile METADATA must not drive the user's terminal).
 std::string printable(std::string_view text) {
-    static constexpr char digits[] = "0123456789abcdef";
     std::string out;
     for (std::size_t i = 0; i < text.size();) {
         const auto c = static_cast<unsigned char>(text[i]);
@@ -141,8 +141,7 @@ std::string printable(std::string_view text) {
         }
         if (length == 0 || (length == 1 && (c < 0x20 || c == 0x7f))) {
             out += "\\x";
-            out += digits[c >> 4];
-            out += digits[c & 0xf];
+            util::append_hex_byte(out, c);
             ++i;
             continue;
         }

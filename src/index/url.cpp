@@ -1,5 +1,6 @@
 #include "aitk/index/url.hpp"
 
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -9,13 +10,6 @@ namespace {
 
 bool is_scheme_char(char c) noexcept {
     return util::is_ascii_alnum(c) || c == '+' || c == '-' || c == '.';
-}
-
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
 }
 
 // HTML's URL whitespace: leading/trailing C0 space is stripped, tabs and newlines inside dropped.
@@ -170,36 +164,14 @@ std::string resolve_url(std::string_view base_url, std::string_view reference) {
                    ref.fragment);
 }
 
-std::string percent_decode(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size()) {
-            const int high = hex_value(text[i + 1]);
-            const int low = hex_value(text[i + 2]);
-            if (high >= 0 && low >= 0) {
-                out += static_cast<char>(high * 16 + low);
-                i += 2;
-                continue;
-            }
-        }
-        out += text[i];
-    }
-    return out;
-}
-
 std::string percent_encode_path(std::string_view path) {
-    static constexpr char digits[] = "0123456789ABCDEF";
     std::string out;
     out.reserve(path.size());
     for (char c : path) {
         if (util::is_ascii_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
             out += c;
         } else {
-            const auto byte = static_cast<unsigned char>(c);
-            out += '%';
-            out += digits[byte >> 4];
-            out += digits[byte & 0x0F];
+            util::append_percent_escaped(out, static_cast<unsigned char>(c));
         }
     }
     return out;
@@ -251,8 +223,8 @@ std::string_view without_fragment(std::string_view url) noexcept {
 std::string url_filename(std::string_view url) {
     const UrlParts parts = split_url(url);
     const auto slash = parts.path.rfind('/');
-    return percent_decode(slash == std::string_view::npos ? parts.path
-                                                          : parts.path.substr(slash + 1));
+    return util::percent_decode(slash == std::string_view::npos ? parts.path
+                                                                : parts.path.substr(slash + 1));
 }
 
 std::string url_origin(std::string_view url) {
@@ -270,7 +242,7 @@ std::optional<std::filesystem::path> file_url_to_path(std::string_view url) {
         !util::iequals(*parts.authority, "localhost")) {
         return std::nullopt;
     }
-    std::string path = percent_decode(parts.path);
+    std::string path = util::percent_decode(parts.path);
     if (path.empty()) return std::nullopt;
     // "file:///C:/wheels" names the Windows path "C:/wheels".
     if (path.size() >= 3 && path[0] == '/' && util::is_ascii_alpha(path[1]) && path[2] == ':') {

@@ -18,6 +18,7 @@
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
 #include "dist_info.hpp"
 
@@ -303,22 +304,11 @@ std::vector<FileDrift> verify_records(const PrefixLayout& layout,
     // Hashing a large prefix (torch: gigabytes) is I/O and CPU bound: a few threads.
     const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
                                                         std::max<std::size_t>(1, jobs.size() / 64));
-    std::vector<std::vector<FileDrift>> found(std::min<std::size_t>(threads, 8));
-    std::atomic<std::size_t> next{0};
-    auto work = [&](std::vector<FileDrift>& sink) {
-        for (std::size_t i = next++; i < jobs.size(); i = next++) {
-            if (auto drift = check_file(jobs[i])) sink.push_back(std::move(*drift));
-        }
-    };
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < found.size(); ++t)
-        pool.emplace_back(work, std::ref(found[t]));
-    work(found[0]);
-    for (auto& t : pool)
-        t.join();
-    for (auto& part : found) {
-        for (auto& drift : part)
-            out.push_back(std::move(drift));
+    std::vector<std::optional<FileDrift>> found(jobs.size());
+    util::parallel_for(jobs.size(), std::min<std::size_t>(threads, 8),
+                       [&](std::size_t i) { found[i] = check_file(jobs[i]); });
+    for (auto& drift : found) {
+        if (drift) out.push_back(std::move(*drift));
     }
     std::sort(out.begin(), out.end(), [](const FileDrift& a, const FileDrift& b) {
         return std::tie(a.distribution, a.path) < std::tie(b.distribution, b.path);

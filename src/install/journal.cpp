@@ -5,6 +5,7 @@
 
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 #include "durable.hpp"
 
 namespace aitk::install::detail {
@@ -19,43 +20,15 @@ bool needs_escape(unsigned char c) {
 }
 
 std::string escape(std::string_view text) {
-    static constexpr char digits[] = "0123456789ABCDEF";
     std::string out;
     out.reserve(text.size());
     for (char ch : text) {
         auto c = static_cast<unsigned char>(ch);
         if (needs_escape(c)) {
-            out += '%';
-            out += digits[c >> 4];
-            out += digits[c & 0xF];
+            util::append_percent_escaped(out, c);
         } else {
             out += ch;
         }
-    }
-    return out;
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
-
-std::optional<std::string> unescape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] != '%') {
-            out += text[i];
-            continue;
-        }
-        if (i + 2 >= text.size()) return std::nullopt;
-        int hi = hex_value(text[i + 1]);
-        int lo = hex_value(text[i + 2]);
-        if (hi < 0 || lo < 0) return std::nullopt;
-        out += static_cast<char>(hi * 16 + lo);
-        i += 2;
     }
     return out;
 }
@@ -174,7 +147,7 @@ std::optional<Journal> parse_journal(std::string_view text, std::string& error) 
             continue;
         }
         if (word == "trash" || word == "place" || word == "move") {
-            auto path = unescape(rest);
+            auto path = util::percent_decode_strict(rest);
             if (!path || !is_safe_relative(*path)) {
                 return fail("'" + std::string(rest) + "' is not a path inside the prefix");
             }

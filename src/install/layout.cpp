@@ -4,24 +4,13 @@
 
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/major_minor.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::install {
 namespace {
 
 namespace stdfs = std::filesystem;
-
-// "3.12.1" / "3.12.1.final.0" / "3.12" -> "3.12"; empty when it does not start that way.
-std::string major_minor(std::string_view version) {
-    auto parts = util::split(version, '.');
-    if (parts.size() < 2 || parts[0].empty() || parts[1].empty()) return {};
-    for (auto part : {parts[0], parts[1]}) {
-        for (char c : part) {
-            if (!util::is_ascii_digit(c)) return {};
-        }
-    }
-    return std::string(parts[0]) + "." + std::string(parts[1]);
-}
 
 // The value of `key` in pyvenv.cfg text ("key = value" lines; keys compared case-insensitively).
 std::string cfg_value(std::string_view text, std::string_view key) {
@@ -42,7 +31,7 @@ std::string version_from_lib(const stdfs::path& prefix) {
     for (const auto& entry : stdfs::directory_iterator(prefix / "lib", ec)) {
         std::string name = entry.path().filename().string();
         if (!name.starts_with("python")) continue;
-        std::string version = major_minor(std::string_view(name).substr(6));
+        std::string version = util::numeric_major_minor(std::string_view(name).substr(6));
         if (version.empty() || !stdfs::is_directory(entry.path() / "site-packages", ec)) continue;
         if (!found.empty()) return {};  // two candidates: not ours to guess
         found = version;
@@ -54,7 +43,7 @@ std::string version_from_lib(const stdfs::path& prefix) {
 
 PrefixLayout PrefixLayout::for_venv(const std::filesystem::path& prefix,
                                     const std::string& python_version, bool windows) {
-    std::string xy = major_minor(python_version);
+    std::string xy = util::numeric_major_minor(python_version);
     if (xy.empty()) {
         throw util::InputError("'" + python_version +
                                "' is not a Python version (expected major.minor, like 3.12)");
@@ -92,8 +81,8 @@ std::optional<PrefixLayout> PrefixLayout::read(const std::filesystem::path& pref
         return std::nullopt;
     }
     // `version` (venv), `version_info` (virtualenv: "3.12.1.final.0"), else the folder.
-    std::string version = major_minor(cfg_value(text, "version"));
-    if (version.empty()) version = major_minor(cfg_value(text, "version_info"));
+    std::string version = util::numeric_major_minor(cfg_value(text, "version"));
+    if (version.empty()) version = util::numeric_major_minor(cfg_value(text, "version_info"));
     if (version.empty() && !windows) version = version_from_lib(prefix);
     if (version.empty()) return std::nullopt;
     return for_venv(prefix, version, windows);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "aitk/lock/export.hpp"
+#include "aitk/util/major_minor.hpp"
 #include "lock_text.hpp"
 
 namespace aitk::lock {
@@ -88,13 +89,6 @@ const LockedIndex* find_index(const Lockfile& lock, std::string_view name) {
 std::string local_path(std::string_view url) {
     if (url.starts_with("file://")) url.remove_prefix(7);
     return std::string(url);
-}
-
-std::string python_major_minor(std::string_view version) {
-    const auto first = version.find('.');
-    if (first == std::string_view::npos) return std::string(version);
-    const auto second = version.find('.', first + 1);
-    return std::string(version.substr(0, second));
 }
 
 // The entry of one package, or "" when the format has no way to pin it (left_out says why).
@@ -227,7 +221,7 @@ std::string export_pylock(const Lockfile& lock, const LockedTarget& target,
     out += "lock-version = \"1.0\"\n";
     out += "environments = [" + toml_string(target_environment_marker(target)) + "]\n";
     out +=
-        "requires-python = " + toml_string("==" + python_major_minor(target.python) + ".*") + "\n";
+        "requires-python = " + toml_string("==" + util::major_minor(target.python) + ".*") + "\n";
     out += "extras = []\n";
     out += "dependency-groups = []\n";
     out += "default-groups = []\n";

@@ -37,12 +37,4 @@ std::optional<std::uint64_t> known_size(std::optional<std::uint64_t> size) noexc
     return size;
 }
 
-bool is_sha256_hex(std::string_view text) noexcept {
-    if (text.size() != 64) return false;
-    for (const char c : text) {
-        if (!util::is_ascii_digit(c) && !(c >= 'a' && c <= 'f')) return false;
-    }
-    return true;
-}
-
 }  // namespace aitk::lock::detail

@@ -23,7 +23,4 @@ bool reserved_variable(std::string_view name) noexcept;
 // (no wheel or archive is empty; locks of earlier versions wrote 0 where the index gave none).
 std::optional<std::uint64_t> known_size(std::optional<std::uint64_t> size) noexcept;
 
-// 64 lower-case hex digits.
-bool is_sha256_hex(std::string_view text) noexcept;
-
 }  // namespace aitk::lock::detail

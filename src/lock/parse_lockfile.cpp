@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "aitk/lock/lockfile.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 #include "lock_text.hpp"
 #include "yaml_tree.hpp"
@@ -94,7 +95,7 @@ class Reader {
     }
     std::string sha256(const YamlNode& node, const std::string& path) const {
         std::string text = string(node, path);
-        if (!detail::is_sha256_hex(text)) {
+        if (!util::is_sha256_hex(text)) {
             fail(node, quoted(path) + " must be 64 lower-case hex digits, got " + quoted(text));
         }
         return text;
@@ -241,7 +242,7 @@ std::string read_input_hash(const Reader& reader, const Fields& ext) {
     std::string text = ext.string("input-hash");
     constexpr std::string_view prefix = "sha256:";
     if (text.rfind(prefix, 0) != 0 ||
-        !detail::is_sha256_hex(std::string_view(text).substr(prefix.size()))) {
+        !util::is_sha256_hex(std::string_view(text).substr(prefix.size()))) {
         reader.fail(ext.required("input-hash"),
                     quoted(ext.path("input-hash")) +
                         " must be `sha256:` and 64 lower-case hex digits, got " + quoted(text));

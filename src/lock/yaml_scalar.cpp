@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 #include "utf8.hpp"
 
@@ -44,10 +45,8 @@ bool looks_like_number(std::string_view text) noexcept {
     if (text.size() > 2 && text[0] == '0' &&
         (text[1] == 'x' || text[1] == 'X' || text[1] == 'o' || text[1] == 'O' || text[1] == 'b' ||
          text[1] == 'B')) {
-        const bool radix_digits = all_of(text.substr(2), [](char c) {
-            return is_ascii_digit(c) || c == '_' || (c >= 'a' && c <= 'f') ||
-                   (c >= 'A' && c <= 'F');
-        });
+        const bool radix_digits =
+            all_of(text.substr(2), [](char c) { return util::is_hex_digit(c) || c == '_'; });
         if (radix_digits) return true;
     }
     if (!is_ascii_digit(text[0]) && text[0] != '.') return false;
@@ -95,11 +94,10 @@ bool plain_first_char(std::string_view text, YamlContext context) noexcept {
 }
 
 void append_hex_escape(std::string& out, char prefix, std::uint32_t value, int digits) {
-    static constexpr char hex[] = "0123456789ABCDEF";
     out += '\\';
     out += prefix;
     for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) {
-        out += hex[(value >> shift) & 0xF];
+        out += util::hex_digit(value >> shift, true);
     }
 }
 

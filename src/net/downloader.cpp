@@ -16,6 +16,7 @@
 #include "aitk/net/retry.hpp"
 #include "aitk/net/tls.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 #include "body_writers.hpp"
 #include "curl_error.hpp"
@@ -336,7 +337,7 @@ struct Downloader::Impl {
         if (job.is_file()) {
             if (const auto& want = job.file->expected_sha256) {
                 const std::string lower = util::to_lower(*want);
-                if (!fs::is_sha256_hex(lower)) {
+                if (!util::is_sha256_hex(lower)) {
                     fail(job, Kind::bad_request,
                          "GET " + job.shown_url + ": the expected sha256 '" + *want +
                              "' is not 64 hexadecimal digits");

@@ -41,4 +41,14 @@ Parsed<MarkerVariable> MarkerEnvironment::set(std::string_view name, std::string
     return *variable;
 }
 
+std::map<std::string, std::string> marker_map(const MarkerEnvironment& env) {
+    std::map<std::string, std::string> out;
+    for (std::size_t i = 0; i < marker_variable_count; ++i) {
+        auto variable = static_cast<MarkerVariable>(i);
+        if (variable == MarkerVariable::extra) continue;
+        out[std::string(marker_variable_name(variable))] = env.get(variable);
+    }
+    return out;
+}
+
 }  // namespace aitk::pep

@@ -2,6 +2,7 @@
 // decoded, and str() must write them back in a form that decodes to the same value.
 #include "marker_string.hpp"
 
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::pep::detail {
@@ -9,15 +10,6 @@ namespace {
 
 using util::is_ascii_digit;
 using util::to_ascii_lower;
-
-bool is_hex(char c) noexcept {
-    return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-unsigned hex_value(char c) noexcept {
-    if (is_ascii_digit(c)) return static_cast<unsigned>(c - '0');
-    return static_cast<unsigned>(to_ascii_lower(c) - 'a' + 10);
-}
 
 void append_utf8(std::string& out, char32_t cp) {
     // Lone surrogates (from \ud800) are kept as 3-byte sequences, as Python keeps them in str.
@@ -128,12 +120,12 @@ Parsed<std::string> decode_python_string(std::string_view literal, std::string_v
         }
         char32_t cp = 0;
         for (std::size_t k = 1; k <= width; ++k) {
-            if (i + k >= body.size() || !is_hex(body[i + k])) {
+            if (i + k >= body.size() || util::hex_value(body[i + k]) < 0) {
                 return fail("truncated \\" + std::string(1, e) + " escape: it needs exactly " +
                                 std::to_string(width) + " hex digits",
                             i - 1);
             }
-            cp = cp * 16 + hex_value(body[i + k]);
+            cp = cp * 16 + static_cast<char32_t>(util::hex_value(body[i + k]));
         }
         if (cp > 0x10FFFF) return fail("\\U escape beyond U+10FFFF", i - 1);
         append_utf8(out, cp);
@@ -158,7 +150,6 @@ void append_python_string(std::string& out, std::string_view value) {
         out.push_back(quote);
         return;
     }
-    static constexpr char kHex[] = "0123456789abcdef";
     out.push_back('"');
     for (char c : value) {
         auto byte = static_cast<unsigned char>(c);
@@ -170,8 +161,7 @@ void append_python_string(std::string& out, std::string_view value) {
             out.append("\\r");
         } else if (c == '"' || (byte < 0x20 && c != '\t')) {
             out.append("\\x");
-            out.push_back(kHex[byte >> 4]);
-            out.push_back(kHex[byte & 0xF]);
+            util::append_hex_byte(out, byte);
         } else {
             out.push_back(c);
         }

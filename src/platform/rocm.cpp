@@ -4,6 +4,7 @@
 #include <charconv>
 #include <system_error>
 
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::platform {
@@ -18,8 +19,7 @@ Parsed<std::string> gfx_name_from_target_version(std::uint64_t value) {
                 " is not major*10000 + minor*100 + stepping with minor and stepping below 16",
             std::to_string(value));
     }
-    const char* hex = "0123456789abcdef";
-    return "gfx" + std::to_string(major) + hex[minor] + hex[stepping];
+    return "gfx" + std::to_string(major) + util::hex_digit(minor) + util::hex_digit(stepping);
 }
 
 Parsed<KfdNode> parse_kfd_properties(std::string_view text) {

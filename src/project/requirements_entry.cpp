@@ -8,6 +8,7 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/sdist_filename.hpp"
 #include "aitk/pep/wheel_filename.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::project::detail {
@@ -64,31 +65,6 @@ bool is_vcs_scheme(std::string_view scheme) {
     return false;
 }
 
-int hex_value(char c) {
-    if (util::is_ascii_digit(c)) return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-std::string percent_decode(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size()) {
-            int high = hex_value(text[i + 1]);
-            int low = hex_value(text[i + 2]);
-            if (high >= 0 && low >= 0) {
-                out += static_cast<char>(high * 16 + low);
-                i += 2;
-                continue;
-            }
-        }
-        out += text[i];
-    }
-    return out;
-}
-
 // The last path segment of a URL, percent-decoded (pip's Link.filename).
 std::string url_filename(std::string_view url) {
     std::size_t end = url.find_first_of("?#");
@@ -103,7 +79,7 @@ std::string url_filename(std::string_view url) {
     while (!path.empty() && path.back() == '/')
         path.remove_suffix(1);
     std::size_t slash = path.rfind('/');
-    return percent_decode(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    return util::percent_decode(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
 // "name[a,b]" from pip's _strip_extras(): the text and its trailing "[...]" (or empty).
@@ -298,16 +274,13 @@ std::string path_to_file_url(const std::filesystem::path& path) {
         generic.pop_back();
     std::string url = "file://";
     if (generic.empty() || generic.front() != '/') url += '/';  // "C:/x" -> "file:///C:/x"
-    constexpr std::string_view hex = "0123456789ABCDEF";
     for (char c : generic) {
         auto byte = static_cast<unsigned char>(c);
         if (util::is_ascii_alnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~' ||
             (c == ':' && url.size() == 9)) {
             url += c;
         } else {
-            url += '%';
-            url += hex[byte >> 4];
-            url += hex[byte & 0xf];
+            util::append_percent_escaped(url, byte);
         }
     }
     return url;
@@ -324,7 +297,7 @@ std::optional<std::filesystem::path> file_url_to_path(std::string_view url) {
         if (!host.empty() && host != "localhost") return std::nullopt;
         rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash);
     }
-    std::string decoded = percent_decode(rest);
+    std::string decoded = util::percent_decode(rest);
     // "/C:/x" is a Windows drive path.
     if (decoded.size() >= 3 && decoded[0] == '/' && util::is_ascii_alpha(decoded[1]) &&
         decoded[2] == ':') {

@@ -14,6 +14,7 @@
 
 #include "aitk/pep/name.hpp"
 #include "aitk/project/requirements_file.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/text.hpp"
 #include "requirements_entry.hpp"
@@ -44,10 +45,6 @@ constexpr std::array<HashAlgorithm, 3> strong_hashes{{
     {"sha512", 128},
 }};
 
-bool is_hex(char c) {
-    return util::is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 // "sha256:<hex>" checked and lower-cased, or why not. `separator` is ':' for --hash and '=' for
 // a URL fragment.
 util::Expected<std::string, LineError> normalise_hash(std::string_view value, std::size_t offset,
@@ -69,7 +66,7 @@ util::Expected<std::string, LineError> normalise_hash(std::string_view value, st
             LineError{offset, "hash algorithm '" + std::string(algorithm) + "' is not allowed",
                       "pip accepts sha256, sha384 and sha512"});
     }
-    bool hex = std::all_of(digest.begin(), digest.end(), is_hex);
+    bool hex = digest.empty() || util::is_hex(digest);
     if (!hex || digest.size() != known->hex_digits) {
         return util::Unexpected(LineError{
             offset + split + 1,

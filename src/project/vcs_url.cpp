@@ -6,6 +6,7 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/requirement.hpp"
 #include "aitk/project/requirements_file.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 #include "url_fragment.hpp"
 
@@ -36,16 +37,12 @@ std::string transports_of(const VcsSchemes& schemes) {
     return out;
 }
 
-bool is_hex(char c) {
-    return util::is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 }  // namespace
 
 bool VcsReference::revision_is_commit() const {
     if (revision.size() < 7 || revision.size() > 40) return false;
     for (char c : revision) {
-        if (!is_hex(c)) return false;
+        if (!util::is_hex_digit(c)) return false;
     }
     return true;
 }

@@ -6,6 +6,7 @@
 
 #include "aitk/python/interpreter_cache.hpp"
 #include "aitk/python/py_launcher.hpp"
+#include "aitk/util/major_minor.hpp"
 #include "aitk/util/strings.hpp"
 #include "probe_answer.hpp"
 
@@ -142,9 +143,7 @@ constexpr std::string_view kCondaRoots[] = {"miniconda3", "anaconda3",  "minifor
 }  // namespace
 
 std::string Interpreter::major_minor() const {
-    auto parts = util::split(version, '.');
-    if (parts.size() < 2) return version;
-    return std::string(parts[0]) + "." + std::string(parts[1]);
+    return util::major_minor(version);
 }
 
 std::vector<std::filesystem::path> default_system_dirs(bool windows) {

@@ -9,6 +9,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::python {
@@ -17,28 +18,10 @@ namespace fsys = std::filesystem;
 
 namespace {
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    c = util::to_ascii_lower(c);
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
-
 // The archive's file name: the URL's last path segment, percent-decoded ("%2B" → "+").
 std::string filename_of(std::string_view url) {
     url = url.substr(0, std::min(url.find('?'), url.find('#')));
-    std::string_view segment = url.substr(url.rfind('/') + 1);
-    std::string out;
-    for (std::size_t i = 0; i < segment.size(); ++i) {
-        if (segment[i] == '%' && i + 2 < segment.size() && hex_value(segment[i + 1]) >= 0 &&
-            hex_value(segment[i + 2]) >= 0) {
-            out += static_cast<char>(hex_value(segment[i + 1]) * 16 + hex_value(segment[i + 2]));
-            i += 2;
-        } else {
-            out += segment[i];
-        }
-    }
-    return out;
+    return util::percent_decode(url.substr(url.rfind('/') + 1));
 }
 
 bool newer_version(const std::string& a, const std::string& b) {

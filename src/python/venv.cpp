@@ -6,6 +6,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::python {
@@ -68,10 +69,8 @@ std::string python_repr(std::string_view s) {
         } else if (c == '\t') {
             out += "\\t";
         } else if (u < 0x20 || u == 0x7f) {
-            static const char hex[] = "0123456789abcdef";
             out += "\\x";
-            out += hex[u >> 4];
-            out += hex[u & 15];
+            util::append_hex_byte(out, u);
         } else {
             out += c;
         }

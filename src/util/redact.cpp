@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "aitk/util/hex.hpp"
+
 namespace aitk::util {
 namespace {
 
@@ -20,31 +22,6 @@ std::optional<Userinfo> find_userinfo(std::string_view url) noexcept {
     const auto at = url.substr(0, authority_end).rfind('@');
     if (at == std::string_view::npos || at < authority) return std::nullopt;
     return Userinfo{authority, at};
-}
-
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-std::string percent_decode(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size()) {
-            const int hi = hex_value(text[i + 1]);
-            const int lo = hex_value(text[i + 2]);
-            if (hi >= 0 && lo >= 0) {
-                out.push_back(static_cast<char>(hi * 16 + lo));
-                i += 2;
-                continue;
-            }
-        }
-        out.push_back(text[i]);
-    }
-    return out;
 }
 
 void replace_all(std::string& text, std::string_view secret) {

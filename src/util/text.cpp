@@ -1,5 +1,7 @@
 #include "aitk/util/text.hpp"
 
+#include "aitk/util/hex.hpp"
+
 namespace aitk::util {
 namespace {
 
@@ -8,8 +10,9 @@ bool line_separator(unsigned char c) {
 }
 
 std::string hex_byte(unsigned char c) {
-    static constexpr char digits[] = "0123456789abcdef";
-    return std::string("0x") + digits[c >> 4] + digits[c & 0xf];
+    std::string out = "0x";
+    append_hex_byte(out, c);
+    return out;
 }
 
 }  // namespace

@@ -220,6 +220,31 @@ TEST(PythonCli, InstallDownloadsFromTheMirrorAndChecksTheSha) {
     EXPECT_FALSE(fs::exists(s.cache() / "v1/python"));
 }
 
+// AITK_ENV_HTTP_RETRIES and AITK_ENV_HTTP_RETRY_DELAY_MS reach the standalone download as they
+// reach every other one (before the fix its downloader was built apart and kept the
+// downloader's own five tries, half a second apart).
+TEST(PythonCli, InstallFollowsTheHttpKnobs) {
+    Sandbox s("knobs");
+    const auto& build = aitk::python::select_standalone_build("3.12", {"linux", "x86_64", "gnu"},
+                                                              aitk::python::standalone_builds());
+    std::string served_path =
+        "/pbs" + build.url.substr(aitk::python::standalone_release_base.size());
+    auto plus = served_path.find("%2B");
+    ASSERT_NE(plus, std::string::npos);
+    served_path.replace(plus, 3, "+");
+    aitk::test::HttpServer server;
+    server.add_file(served_path, "not the archive");
+    server.set_fault(served_path, aitk::test::Fault::http_status(503, 1000));
+    auto env = s.env();
+    env.push_back("AITK_ENV_PYTHON_MIRROR=" + server.url("/pbs/"));
+    env.push_back("AITK_ENV_HTTP_RETRIES=1");
+    env.push_back("AITK_ENV_HTTP_RETRY_DELAY_MS=0");
+    auto r = run_cli({"python", "install", "3.12", "--cache-dir", s.cache().string()}, "", env);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("HTTP 503"), std::string::npos) << r.err;
+    EXPECT_EQ(server.requests_for(served_path).size(), 2u);
+}
+
 // `setup --python SPEC`'s choice, called directly: a matching CPython on the machine, else a
 // standalone build from the table (here one served locally), found again afterwards.
 TEST(EnsurePython, UsesAMatchingInterpreterElseInstallsAStandaloneBuild) {

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "aitk/util/hex.hpp"
+
 using namespace aitk::fs;
 
 TEST(Sha256, KnownVectors) {
@@ -25,10 +27,9 @@ TEST(Sha256, StreamingEqualsOneShotAndRestarts) {
 TEST(Sha256, FileHashStreamsLargeFiles) {
     auto path = std::filesystem::temp_directory_path() / "aitk-hash-test.bin";
     std::string content(300000, 'x');
-    for (std::size_t i = 0; i < content.size(); i += 7) content[i] = static_cast<char>(i);
-    {
-        std::ofstream(path, std::ios::binary) << content;
-    }
+    for (std::size_t i = 0; i < content.size(); i += 7)
+        content[i] = static_cast<char>(i);
+    { std::ofstream(path, std::ios::binary) << content; }
     EXPECT_EQ(sha256_file_hex(path), sha256_hex(content));
     std::filesystem::remove(path);
 }
@@ -45,7 +46,7 @@ TEST(Base64Url, RecordDigestForm) {
 }
 
 TEST(Sha256Hex, Validation) {
-    EXPECT_TRUE(is_sha256_hex(sha256_hex("x")));
-    EXPECT_FALSE(is_sha256_hex("ABC"));
-    EXPECT_FALSE(is_sha256_hex(std::string(64, 'g')));
+    EXPECT_TRUE(aitk::util::is_sha256_hex(sha256_hex("x")));
+    EXPECT_FALSE(aitk::util::is_sha256_hex("ABC"));
+    EXPECT_FALSE(aitk::util::is_sha256_hex(std::string(64, 'g')));
 }

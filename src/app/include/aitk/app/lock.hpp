@@ -137,6 +137,12 @@ project::ProjectInput load_project_input(const InputSelection& input,
                                          const std::filesystem::path& cwd,
                                          const util::Environment& environment);
 
+// Where run_lock writes the lock when given no output: lock::default_lockfile_path under the
+// project folder, else under the working directory.
+std::filesystem::path default_lock_output(const InputSelection& input,
+                                          const std::filesystem::path& cwd,
+                                          const std::string& input_name);
+
 // "sha256:<hex>" over everything that decides a lock: the input files' bytes, the Python
 // version, the targets and the index settings. Independent of the network and the clock.
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aitk/app/lock.hpp"
 #include "aitk/net/observer.hpp"
 #include "aitk/net/url_rewrite.hpp"
 #include "aitk/python/discovery.hpp"
@@ -24,9 +25,9 @@ namespace aitk::app {
 struct PythonOptions {
     std::filesystem::path cache_root;
     util::Environment environment;  // PATH, HOME, PYENV_ROOT, CONDA_PREFIX, AITK_ENV_PYTHON_MIRROR
-    bool offline = false;
-    std::size_t concurrency = 8;
-    std::optional<std::filesystem::path> cert;
+    // Offline, concurrency, CA bundle and the AITK_ENV_HTTP_* knobs of the standalone download
+    // (its downloader is built from these by downloader_options, like every other one).
+    NetworkSettings network;
     net::TransferObserver* observer = nullptr;
     std::chrono::milliseconds probe_timeout{10'000};
     // The standalone table (tests); nullptr: the compiled-in one.

@@ -14,7 +14,7 @@ namespace aitk::fs {
 using Digest256 = std::array<std::uint8_t, 32>;
 
 class Sha256 {
-public:
+  public:
     Sha256();
     ~Sha256();
     Sha256(Sha256&&) noexcept;
@@ -30,7 +30,7 @@ public:
 
     static std::string finish_to_hex(const Digest256& digest);
 
-private:
+  private:
     struct State;
     std::unique_ptr<State> state_;
 };
@@ -39,10 +39,7 @@ std::string sha256_hex(std::string_view data);
 // Streams the file in blocks; throws util::Error (exit 1) naming the path on a read error.
 std::string sha256_file_hex(const std::filesystem::path& path);
 
-std::string to_hex(const std::uint8_t* data, std::size_t size);
 // RFC 4648 URL-safe base64 without padding: the digest form of a wheel's RECORD file.
 std::string base64url_nopad(const std::uint8_t* data, std::size_t size);
-// Lower-case 64-digit hex check (what lockfiles and `#sha256=` fragments must hold).
-bool is_sha256_hex(std::string_view text) noexcept;
 
 }  // namespace aitk::fs

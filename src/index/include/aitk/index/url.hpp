@@ -25,10 +25,6 @@ UrlParts split_url(std::string_view url) noexcept;
 // inside it are dropped, as browsers do. A base without a scheme leaves the reference as it is.
 std::string resolve_url(std::string_view base, std::string_view reference);
 
-// "%2B" -> "+"; a '%' not followed by two hex digits stays as it is. The result is bytes: check
-// it with is_valid_utf8 where text is expected.
-std::string percent_decode(std::string_view text);
-
 // Escapes everything but RFC 3986 unreserved characters and '/' (for file: URLs of paths).
 std::string percent_encode_path(std::string_view path);
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,6 +58,10 @@ class MarkerEnvironment {
   private:
     std::array<std::string, marker_variable_count> values_;
 };
+
+// Every variable but `extra`, by canonical name: how a lockfile target and `python find --json`
+// record the environment.
+std::map<std::string, std::string> marker_map(const MarkerEnvironment& env);
 
 enum class MarkerOp : std::uint8_t {
     less_equal,     // <=
