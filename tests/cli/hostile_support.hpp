@@ -41,6 +41,24 @@ inline TreeState tree_state(const std::filesystem::path& root,
             if (it->is_directory(ec) && !it->is_symlink(ec)) it.disable_recursion_pending();
             continue;
         }
+#ifdef _WIN32
+        // No POSIX modes: the kind of each entry and a file's bytes are what must not change.
+        const auto status = stdfs::symlink_status(it->path(), ec);
+        if (ec) {
+            state[rel] = "vanished";
+            ec.clear();
+            continue;
+        }
+        if (stdfs::is_symlink(status)) {
+            state[rel] = "link " + stdfs::read_symlink(it->path(), ec).generic_string();
+        } else if (stdfs::is_directory(status)) {
+            state[rel] = "dir";
+        } else if (stdfs::is_regular_file(status)) {
+            state[rel] = "file " + fs::sha256_file_hex(it->path());
+        } else {
+            state[rel] = "special";
+        }
+#else
         struct stat st {};
         if (::lstat(it->path().c_str(), &st) != 0) {
             state[rel] = "vanished";
@@ -56,6 +74,7 @@ inline TreeState tree_state(const std::filesystem::path& root,
         } else {
             state[rel] = "special " + std::to_string(st.st_mode);
         }
+#endif
     }
     return state;
 }

@@ -8,6 +8,7 @@
 
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
+#include "aitk/util/utf8.hpp"
 #include "aitk/shim/shims.hpp"
 #include "shim_support.hpp"
 
@@ -31,7 +32,10 @@ PrefixEnvironment tricky_prefix() {
         {"EMPTY", ""},
         {"UNICODE", "Zo\xC3\xAB"},
     };
-    prefix.dll_directories = {"D:\\cuda dlls\\bin", "C:\\Zo\xC3\xAB's\\bin"};
+    // Through the one UTF-8 conversion: on Windows a plain std::string would be read in the
+    // ANSI code page.
+    prefix.dll_directories = {aitk::util::path_from_utf8("D:\\cuda dlls\\bin"),
+                              aitk::util::path_from_utf8("C:\\Zo\xC3\xAB's\\bin")};
     return prefix;
 }
 

@@ -119,7 +119,7 @@ const struct fake_config* fake_config_get(const char* env_name, const void* self
 void fake_log(const struct fake_config* config, const char* call) {
     FILE* f;
     if (!config->log[0]) return;
-    f = fopen(config->log, "a");
+    f = fopen(config->log, "ab"); /* binary: the same bytes on Windows */
     if (!f) return;
     fprintf(f, "%s\n", call);
     fclose(f);

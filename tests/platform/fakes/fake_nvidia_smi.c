@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     int i;
     if (!mode) mode = "ok";
     if (log) {
-        FILE* f = fopen(log, "a");
+        FILE* f = fopen(log, "ab"); /* binary: the same bytes on Windows */
         if (f) {
             for (i = 1; i < argc; ++i)
                 fprintf(f, "%s%s", i > 1 ? " " : "", argv[i]);
