@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "aitk/app/export.hpp"
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "aitk/app/cache.hpp"
+#include "aitk/app/lock.hpp"
 #include "aitk/app/prefix.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
