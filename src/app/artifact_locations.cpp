@@ -111,4 +111,20 @@ void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
     }
 }
 
+std::size_t downloads_or_throw(const index::ArtifactFetch& fetched, std::string_view what) {
+    std::vector<std::string> errors;
+    std::size_t downloaded = 0;
+    for (const auto& r : fetched.results) {
+        if (r.path.empty()) errors.push_back(r.error);
+        if (r.downloaded) ++downloaded;
+    }
+    if (!errors.empty()) {
+        throw util::Error(util::ExitCode::failure,
+                          std::to_string(errors.size()) + " of " +
+                              std::to_string(fetched.results.size()) + " " + std::string(what) +
+                              " could not be had:\n  " + util::join(errors, "\n  "));
+    }
+    return downloaded;
+}
+
 }  // namespace aitk::app

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "aitk/app/lock.hpp"
 #include "aitk/app/machine.hpp"
 #include "aitk/app/native_check.hpp"
 #include "aitk/app/torch_choice.hpp"

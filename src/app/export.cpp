@@ -5,7 +5,7 @@
 #include "aitk/app/prefix.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/path.hpp"
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/error.hpp"
 

@@ -233,16 +233,7 @@ MirrorOutcome run_mirror(const MirrorRequest& request) {
     locate_artifacts(refs, projects, locate);
     auto fetched =
         index::fetch_artifacts(cache, downloader, refs, request.network.offline, request.observer);
-    std::vector<std::string> errors;
-    for (const auto& r : fetched.results) {
-        if (r.path.empty()) errors.push_back(r.error);
-        if (r.downloaded) ++outcome.downloaded;
-    }
-    if (!errors.empty()) {
-        throw util::Error(util::ExitCode::failure,
-                          std::to_string(errors.size()) + " of " + std::to_string(refs.size()) +
-                              " artifacts could not be had:\n  " + util::join(errors, "\n  "));
-    }
+    outcome.downloaded += downloads_or_throw(fetched, "artifacts");
 
     std::vector<MirrorFile> files;
     std::set<std::string> names;

@@ -1,4 +1,4 @@
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 
 #include <string>
 

@@ -156,74 +156,81 @@ std::string unbuildable_reason(const lock::LockedPackage& package, bool build_so
            "can)";
 }
 
-}  // namespace
+// What run_lock is asked when setup makes the lock: this machine's target unless --target
+// names one, the Python setup will install into, and setup's own settings.
+LockRequest lock_request_for(const SetupRequest& request) {
+    LockRequest lock_request;
+    lock_request.input = request.input;
+    if (request.target) {
+        lock_request.targets = {*request.target};
+    } else {
+        lock_request.machine = request.machine;
+        lock_request.this_machine = true;
+    }
+    lock_request.python = python_to_lock_for(request);
+    lock_request.indexes = request.indexes;
+    lock_request.network = request.network;
+    lock_request.cache_root = request.cache_root;
+    lock_request.cwd = request.cwd;
+    lock_request.environment = request.environment;
+    lock_request.observer = request.observer;
+    lock_request.sources.inspect = request.build_sources;
+    return lock_request;
+}
 
-SetupOutcome run_setup(const SetupRequest& request) {
-    if (request.bundle) return run_setup_from_bundle(request);  // verifies, then runs offline
-    SetupOutcome outcome;
-    lock::Lockfile lockfile;
+// Stage 1: the lock, read from -l or made now. --dry-run resolves as a real setup would
+// (keeping the existing lock's pins) but writes the lock into a scratch folder: the project's
+// lockfiles/ stays as it was.
+lock::Lockfile lock_for_setup(const SetupRequest& request, SetupOutcome& outcome) {
     if (request.lockfile) {
         outcome.lockfile = fs::absolute_from(request.cwd, *request.lockfile);
-        lockfile = read_lockfile(outcome.lockfile);
-    } else {
-        LockRequest lock_request;
-        lock_request.input = request.input;
-        if (request.target) {
-            lock_request.targets = {*request.target};
-        } else {
-            lock_request.machine = request.machine;
-            lock_request.this_machine = true;
-        }
-        lock_request.python = python_to_lock_for(request);
-        lock_request.indexes = request.indexes;
-        lock_request.network = request.network;
-        lock_request.cache_root = request.cache_root;
-        lock_request.cwd = request.cwd;
-        lock_request.environment = request.environment;
-        lock_request.observer = request.observer;
-        lock_request.sources.inspect = request.build_sources;
-        // --dry-run resolves as a real setup would (keeping the existing lock's pins) but writes
-        // the lock into a scratch folder: the project's lockfiles/ stays as it was.
-        std::optional<fs::TempDir> scratch;
-        std::optional<std::filesystem::path> would_write;
-        if (request.dry_run) {
-            would_write = default_lock_path(request);
-            scratch.emplace(fs::TempDir::create("aitk-setup-dry-run"));
-            lock_request.output = scratch->path() / would_write->filename();
-            std::error_code ec;
-            if (std::filesystem::exists(*would_write, ec)) {
-                std::filesystem::copy_file(*would_write, *lock_request.output);
-            }
-        }
-        auto locked = run_lock(lock_request);
-        outcome.lockfile = would_write ? *would_write : locked.path;
-        outcome.notes = locked.notes;
-        outcome.target_reason = locked.target_reason;
-        lockfile = std::move(locked.lockfile);
+        return read_lockfile(outcome.lockfile);
     }
-    std::string judged;
-    const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
-    if (outcome.target_reason.empty()) outcome.target_reason = judged;
-    outcome.target = target.id;
+    LockRequest lock_request = lock_request_for(request);
+    std::optional<fs::TempDir> scratch;
+    std::optional<std::filesystem::path> would_write;
+    if (request.dry_run) {
+        would_write = default_lock_path(request);
+        scratch.emplace(fs::TempDir::create("aitk-setup-dry-run"));
+        lock_request.output = scratch->path() / would_write->filename();
+        std::error_code ec;
+        if (std::filesystem::exists(*would_write, ec)) {
+            std::filesystem::copy_file(*would_write, *lock_request.output);
+        }
+    }
+    auto locked = run_lock(lock_request);
+    outcome.lockfile = would_write ? *would_write : locked.path;
+    outcome.notes = locked.notes;
+    outcome.target_reason = locked.target_reason;
+    return std::move(locked.lockfile);
+}
 
-    auto interpreter = choose_interpreter(request, target, outcome.notes);
-    outcome.python = interpreter.executable.string();
-    outcome.prefix = fs::absolute_from(request.cwd, request.prefix);
-    auto layout =
-        install::PrefixLayout::for_venv(outcome.prefix, interpreter.version, request.windows);
-    // The prefix stays locked from making the venv to the smoke test: a second setup into it
-    // waits, and never meets a half-made venv or half-written shims.
-    std::optional<fs::FileLock> prefix_lock;
+// Stage 3: the venv, made under the prefix's lock. The lock stays held from making the venv to
+// the smoke test: a second setup into the prefix waits, and never meets a half-made venv or
+// half-written shims. Nothing is made or locked for --dry-run.
+struct HeldPrefix {
+    std::optional<fs::FileLock> lock;
+    bool is_new = false;  // made by this setup: removed again when the sync fails
+};
+
+HeldPrefix make_prefix(const SetupRequest& request, const SetupOutcome& outcome,
+                       const python::Interpreter& interpreter,
+                       const install::PrefixLayout& layout) {
+    HeldPrefix held;
+    if (request.dry_run) return held;
     std::error_code missing;
-    const bool new_prefix = !request.dry_run && !std::filesystem::exists(outcome.prefix, missing);
-    if (!request.dry_run) {
-        python::VenvRequest venv;
-        venv.prefix = outcome.prefix;
-        venv.interpreter = interpreter;
-        venv.windows = request.windows;
-        prefix_lock = lock_and_make_venv(venv, layout);
-    }
+    held.is_new = !std::filesystem::exists(outcome.prefix, missing);
+    python::VenvRequest venv;
+    venv.prefix = outcome.prefix;
+    venv.interpreter = interpreter;
+    venv.windows = request.windows;
+    held.lock = lock_and_make_venv(venv, layout);
+    return held;
+}
 
+SyncRequest sync_request_for(const SetupRequest& request, const lock::Lockfile& lockfile,
+                             const lock::LockedTarget& target, const install::PrefixLayout& layout,
+                             HeldPrefix& held) {
     SyncRequest sync;
     sync.lock = &lockfile;
     sync.target = &target;
@@ -236,7 +243,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
     sync.dry_run = request.dry_run;
     sync.compile_bytecode = request.compile_bytecode;
     sync.build_sources = request.build_sources;
-    sync.prefix_lock = prefix_lock ? &*prefix_lock : nullptr;
+    sync.prefix_lock = held.lock ? &*held.lock : nullptr;
     sync.artifact_sources.rewrite = request.rewrite_urls;
     // Index URLs given with a lock say where its files are now (a mirror of it); the lock
     // itself, URLs and hashes, stays as it is. A lock made here from a private index has its
@@ -246,28 +253,69 @@ SetupOutcome run_setup(const SetupRequest& request) {
         (request.indexes.index_url || !request.indexes.extra_index_urls.empty())) {
         sync.artifact_sources.indexes = request.indexes;
     }
+    return sync;
+}
+
+// Stage 4: sync. A failed first setup (a download that did not come) leaves no empty venv
+// behind that would look like an environment; an existing prefix stays as sync left it
+// (intact).
+SyncOutcome sync_into(const SyncRequest& sync, const std::filesystem::path& prefix,
+                      const HeldPrefix& held) {
     try {
-        outcome.sync = sync_prefix(sync);
+        return sync_prefix(sync);
     } catch (...) {
-        // A failed first setup (a download that did not come) leaves no empty venv behind that
-        // would look like an environment; an existing prefix stays as sync left it (intact).
         std::error_code ignored;
-        if (new_prefix) std::filesystem::remove_all(outcome.prefix, ignored);
+        if (held.is_new) std::filesystem::remove_all(prefix, ignored);
         throw;
     }
+}
+
+void note_unbuildable(SetupOutcome& outcome, bool build_sources) {
     for (const auto& p : outcome.sync.plan.unbuildable) {
         outcome.notes.push_back(p.name + " is not installed: it comes from " +
                                 (p.source ? p.source->url : std::string("source")) +
-                                unbuildable_reason(p, request.build_sources));
+                                unbuildable_reason(p, build_sources));
     }
-    if (request.dry_run) return outcome;
+}
 
+// Stage 5: the launch shims and activation scripts, with the target's variables.
+std::vector<std::filesystem::path> write_prefix_shims(const SetupRequest& request,
+                                                      const lock::LockedTarget& target,
+                                                      const install::PrefixLayout& layout,
+                                                      const std::filesystem::path& prefix) {
     shim::PrefixEnvironment env;
-    env.prefix = outcome.prefix;
+    env.prefix = prefix;
     env.scripts = layout.scripts;
     env.variables = target.variables;
     env.os = request.windows ? shim::ShimOs::windows : shim::ShimOs::posix;
-    outcome.shims = shim::write_shims(env, layout.purelib);
+    return shim::write_shims(env, layout.purelib);
+}
+
+}  // namespace
+
+// lock → target → interpreter → venv → sync → shims → smoke test; each stage a function above.
+SetupOutcome run_setup(const SetupRequest& request) {
+    if (request.bundle) return run_setup_from_bundle(request);  // verifies, then runs offline
+    SetupOutcome outcome;
+    const lock::Lockfile lockfile = lock_for_setup(request, outcome);
+
+    std::string judged;  // stage 2: the target this machine runs, and its interpreter
+    const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
+    if (outcome.target_reason.empty()) outcome.target_reason = judged;
+    outcome.target = target.id;
+    const auto interpreter = choose_interpreter(request, target, outcome.notes);
+    outcome.python = interpreter.executable.string();
+    outcome.prefix = fs::absolute_from(request.cwd, request.prefix);
+    const auto layout =
+        install::PrefixLayout::for_venv(outcome.prefix, interpreter.version, request.windows);
+
+    HeldPrefix held = make_prefix(request, outcome, interpreter, layout);
+    outcome.sync =
+        sync_into(sync_request_for(request, lockfile, target, layout, held), outcome.prefix, held);
+    note_unbuildable(outcome, request.build_sources);
+    if (request.dry_run) return outcome;
+
+    outcome.shims = write_prefix_shims(request, target, layout, outcome.prefix);
     if (request.smoke_test) outcome.smoke = smoke_test(layout, target, request.environment);
     return outcome;
 }

@@ -6,6 +6,7 @@
 #include "aitk/app/snapshot.hpp"
 #include "aitk/build/git_url.hpp"
 #include "aitk/index/url.hpp"
+#include "aitk/install/direct_url.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/project/target.hpp"
@@ -36,79 +37,38 @@ std::optional<std::string> backend_of_torch_version(std::string_view version) {
     return label;
 }
 
-namespace {
-
-std::string sha256_of(const nlohmann::json& archive) {
-    if (archive.contains("hashes") && archive["hashes"].is_object()) {
-        const auto& hashes = archive["hashes"];
-        if (hashes.contains("sha256") && hashes["sha256"].is_string()) {
-            return util::to_lower(hashes["sha256"].get<std::string>());
-        }
-    }
-    // The older single "hash" key: "<algorithm>=<hex>".
-    if (archive.contains("hash") && archive["hash"].is_string()) {
-        auto hash = archive["hash"].get<std::string>();
-        if (hash.starts_with("sha256=")) return util::to_lower(hash.substr(7));
-    }
-    return {};
-}
-
-std::string string_or_empty(const nlohmann::json& object, const char* key) {
-    return object.contains(key) && object[key].is_string() ? object[key].get<std::string>()
-                                                           : std::string();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 util::Expected<DirectReference, std::string> parse_direct_url(std::string_view json_text) {
-    auto json = nlohmann::json::parse(json_text, nullptr, false);
-    if (json.is_discarded() || !json.is_object()) {
-        return util::Unexpected(std::string("not a JSON object"));
-    }
-    auto url = string_or_empty(json, "url");
-    if (url.empty()) return util::Unexpected(std::string("no \"url\""));
-    auto subdirectory = string_or_empty(json, "subdirectory");
-    if (json.contains("vcs_info") && json["vcs_info"].is_object()) {
-        const auto& vcs = json["vcs_info"];
-        lock::LockedSource source;
+    auto read = install::read_direct_url(json_text);
+    if (!read) return util::Unexpected(read.error());
+    const auto& direct = *read;
+    lock::LockedSource source;
+    source.subdirectory = direct.subdirectory;
+    if (const auto* vcs = std::get_if<install::DirectUrl::Vcs>(&direct.info)) {
         source.kind = "vcs";
-        auto tool = string_or_empty(vcs, "vcs");
-        if (tool.empty()) return util::Unexpected(std::string("vcs_info without \"vcs\""));
-        source.url = util::strip_credentials(tool + "+" + url);
-        source.commit = string_or_empty(vcs, "commit_id");
-        if (source.commit.empty()) {
-            return util::Unexpected(std::string("vcs_info without \"commit_id\""));
-        }
-        auto revision = string_or_empty(vcs, "requested_revision");
+        source.url = util::strip_credentials(vcs->vcs + "+" + direct.url);
+        source.commit = vcs->commit_id;
+        const auto revision = vcs->requested_revision.value_or("");
         if (!build::is_full_commit_id(revision)) source.revision = revision;
-        source.subdirectory = subdirectory;
         return DirectReference(source);
     }
-    if (json.contains("dir_info") && json["dir_info"].is_object()) {
-        lock::LockedSource source;
+    if (const auto* dir = std::get_if<install::DirectUrl::Directory>(&direct.info)) {
         source.kind = "directory";
-        source.url = util::strip_credentials(url);
-        source.subdirectory = subdirectory;
-        const auto& dir = json["dir_info"];
-        source.editable =
-            dir.contains("editable") && dir["editable"].is_boolean() && dir["editable"].get<bool>();
+        source.url = util::strip_credentials(direct.url);
+        source.editable = dir->editable;
         return DirectReference(source);
     }
-    if (json.contains("archive_info") && json["archive_info"].is_object()) {
-        auto sha = sha256_of(json["archive_info"]);
-        auto filename = index::url_filename(url);
-        if (filename.ends_with(".whl") && subdirectory.empty()) {
-            return DirectReference(
-                lock::LockedFile{filename, util::strip_credentials(url), sha, std::nullopt});
-        }
-        lock::LockedSource source;
-        source.kind = "url";
-        source.url = util::strip_credentials(url);
-        source.sha256 = sha;
-        source.subdirectory = subdirectory;
-        return DirectReference(source);
+    const auto& sha = std::get<install::DirectUrl::Archive>(direct.info).sha256;
+    auto filename = index::url_filename(direct.url);
+    if (filename.ends_with(".whl") && direct.subdirectory.empty()) {
+        return DirectReference(
+            lock::LockedFile{filename, util::strip_credentials(direct.url), sha, std::nullopt});
     }
-    return util::Unexpected(std::string("none of archive_info, vcs_info or dir_info"));
+    source.kind = "url";
+    source.url = util::strip_credentials(direct.url);
+    source.sha256 = sha;
+    return DirectReference(source);
 }
 
 util::Expected<WheelInfo, std::string> parse_wheel_info(std::string_view text) {

@@ -11,6 +11,7 @@
 #include "aitk/build/sdist.hpp"
 #include "aitk/build/wheel_cache.hpp"
 #include "aitk/fs/hash.hpp"
+#include "aitk/install/direct_url.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/wheel_filename.hpp"
 #include "aitk/util/error.hpp"
@@ -268,36 +269,29 @@ std::optional<std::string> direct_url_json(const lock::LockedPackage& package,
                                            const stdfs::path& prefix) {
     if (!package.source) return std::nullopt;
     const auto& source = *package.source;
-    nlohmann::json json;
+    install::DirectUrl direct;
+    direct.subdirectory = source.subdirectory;
     if (source.kind == "vcs" && source.editable) {
         // pip records the clone it made in <prefix>/src, not the repository: the installed
         // package is that folder, edits and all.
-        json["url"] = "file://" + editable_vcs_dir(package, prefix).generic_string();
-        json["dir_info"] = {{"editable", true}};
+        direct.url = "file://" + editable_vcs_dir(package, prefix).generic_string();
+        direct.info = install::DirectUrl::Directory{true};
     } else if (source.kind == "vcs") {
-        auto url = git_url_of(source);
-        json["url"] = util::strip_credentials(url.repository);
-        json["vcs_info"] = {{"vcs", "git"}, {"commit_id", source.commit}};
+        direct.url = util::strip_credentials(git_url_of(source).repository);
         // The revision the user asked for: a branch or tag, or the commit itself.
-        std::string requested = source.revision.empty() ? source.commit : source.revision;
-        json["vcs_info"]["requested_revision"] = requested;
+        direct.info = install::DirectUrl::Vcs{
+            "git", source.commit, source.revision.empty() ? source.commit : source.revision};
     } else if (source.kind == "directory") {
         auto path = local_path_of(source.url);
-        json["url"] = path ? "file://" + path->generic_string() : source.url;
-        json["dir_info"] = nlohmann::json::object();
-        if (source.editable) json["dir_info"]["editable"] = true;
+        direct.url = path ? "file://" + path->generic_string() : source.url;
+        direct.info = install::DirectUrl::Directory{source.editable};
     } else if (source.kind == "sdist" && !package.index.empty()) {
         return std::nullopt;  // from an index: a name and version, not a URL
     } else {
-        json["url"] = util::strip_credentials(without_fragment(source.url));
-        json["archive_info"] = nlohmann::json::object();
-        if (!source.sha256.empty()) {
-            json["archive_info"]["hashes"] = {{"sha256", source.sha256}};
-            json["archive_info"]["hash"] = "sha256=" + source.sha256;
-        }
+        direct.url = util::strip_credentials(without_fragment(source.url));
+        direct.info = install::DirectUrl::Archive{source.sha256};
     }
-    if (!source.subdirectory.empty()) json["subdirectory"] = source.subdirectory;
-    return json.dump();
+    return install::write_direct_url(direct);
 }
 
 index::IndexRouting routing_from_lock(const lock::Lockfile& lock,

@@ -27,84 +27,18 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/index/artifacts.hpp"
+#include "aitk/install/direct_url.hpp"
 #include "aitk/install/transaction.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
+#include "unpack_pool.hpp"
 
 namespace aitk::app {
 namespace {
 
 constexpr std::string_view receipt_file = "receipt.json";
-
-// Runs `task(i)` on a few threads for each index added, as soon as a thread is free, the
-// largest ready one first: a big wheel then starts unpacking as soon as it is there instead
-// of last, alone. After a failure nothing more starts; finish() rethrows the first one.
-class UnpackPool {
-  public:
-    UnpackPool(std::size_t threads, std::function<void(std::size_t)> task)
-        : task_(std::move(task)) {
-        for (std::size_t t = 0; t < threads; ++t)
-            threads_.emplace_back([this] { work(); });
-    }
-    UnpackPool(const UnpackPool&) = delete;
-    UnpackPool& operator=(const UnpackPool&) = delete;
-    ~UnpackPool() { stop(true); }
-
-    void add(std::size_t index, std::uintmax_t size) {
-        {
-            std::lock_guard lock(mutex_);
-            ready_.emplace(size, index);
-        }
-        wake_.notify_one();
-    }
-
-    // Waits for every added task.
-    void finish() {
-        stop(false);
-        if (failure_) std::rethrow_exception(failure_);
-    }
-
-  private:
-    void stop(bool drop_queued) {
-        {
-            std::lock_guard lock(mutex_);
-            closed_ = true;
-            if (drop_queued) ready_ = {};
-        }
-        wake_.notify_all();
-        for (auto& t : threads_)
-            if (t.joinable()) t.join();
-    }
-
-    void work() {
-        for (;;) {
-            std::size_t index = 0;
-            {
-                std::unique_lock lock(mutex_);
-                wake_.wait(lock, [&] { return closed_ || !ready_.empty(); });
-                if (ready_.empty() || failure_) return;
-                index = ready_.top().second;
-                ready_.pop();
-            }
-            try {
-                task_(index);
-            } catch (...) {
-                std::lock_guard lock(mutex_);
-                if (!failure_) failure_ = std::current_exception();
-            }
-        }
-    }
-
-    std::function<void(std::size_t)> task_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::priority_queue<std::pair<std::uintmax_t, std::size_t>> ready_;
-    bool closed_ = false;
-    std::exception_ptr failure_;
-    std::vector<std::thread> threads_;
-};
 
 std::uintmax_t size_or_zero(const std::filesystem::path& file) {
     std::error_code ec;
@@ -262,11 +196,7 @@ bool is_direct_reference(const lock::LockedPackage& package) {
 }
 
 std::string direct_url_json(const lock::LockedFile& wheel) {
-    nlohmann::json json = {
-        {"url", wheel.url},
-        {"archive_info",
-         {{"hashes", {{"sha256", wheel.sha256}}}, {"hash", "sha256=" + wheel.sha256}}}};
-    return json.dump();
+    return install::write_direct_url({wheel.url, "", install::DirectUrl::Archive{wheel.sha256}});
 }
 
 // A source node sync can build: git at a full commit (a lock made without inspecting sources
@@ -406,14 +336,211 @@ fs::FileLock lock_prefix_for_change(const install::PrefixLayout& layout,
     });
 }
 
-SyncOutcome sync_prefix(const SyncRequest& request) {
+namespace {
+
+// What the plan installs: wheels from the lock first, then the source nodes, which are built
+// into wheels and from then on handled like them (index i of `all` is a wheel below
+// wheels.size(), else built source i - wheels.size()).
+struct Wanted {
+    std::vector<const lock::LockedPackage*> all;
+    std::vector<const lock::LockedPackage*> wheels;
+    std::vector<const lock::LockedPackage*> sources;
+};
+
+Wanted wanted_of(const SyncPlan& plan) {
+    Wanted out;
+    for (const auto* list : {&plan.install, &plan.reinstall}) {
+        for (const auto& p : *list)
+            (p.wheel ? out.wheels : out.sources).push_back(&p);
+    }
+    out.all = out.wheels;
+    out.all.insert(out.all.end(), out.sources.begin(), out.sources.end());
+    return out;
+}
+
+// Stage: the source nodes built into wheels under `output`, before anything else, so that a
+// build failure changes nothing.
+std::vector<BuiltSource> build_sources(const SyncRequest& request, const Wanted& wanted,
+                                       std::optional<fs::TempDir>& output) {
+    if (wanted.sources.empty()) return {};
+    const auto& layout = request.layout;
+    python::DiscoveryOptions discovery;
+    auto interpreter = python::probe_interpreter(layout.python, discovery);
+    if (!interpreter) {
+        throw util::Error(util::ExitCode::failure,
+                          "cannot build source packages for " + layout.prefix.string() +
+                              ": its interpreter does not run: " + interpreter.error(),
+                          "recreate the prefix with `aitk-env setup`");
+    }
+    output = fs::TempDir::create("aitk-env-built");
+    SourceBuildRequest build;
+    build.sources = wanted.sources;
+    build.interpreter = *interpreter;
+    build.cache_root = request.cache_root;
+    if (request.lock) build.routing = routing_from_lock(*request.lock, *request.target);
+    build.network = request.network;
+    build.observer = request.observer;
+    build.output_dir = output->path();
+    build.prefix = layout.prefix;
+    return build_source_packages(build);
+}
+
+// Fetches the locked wheels into the cache (from the artifact sources first, when given);
+// `arrived(i, path)` runs as each one is there. Counts the downloads into `outcome`.
+void fetch_wheels(const SyncRequest& request, cache::Cache& cache, const Wanted& wanted,
+                  const std::function<void(std::size_t, const std::filesystem::path&)>& arrived,
+                  SyncOutcome& outcome) {
+    std::vector<cache::ArtifactRef> refs;
+    for (const auto* p : wanted.wheels)
+        refs.push_back({p->wheel->sha256, p->wheel->filename, p->wheel->url});
+    if (refs.empty()) return;
+    net::Downloader downloader(downloader_options(request.network));
+    if (!request.artifact_sources.empty()) {
+        std::vector<std::string> projects;
+        for (const auto* p : wanted.wheels)
+            projects.push_back(p->name);
+        LocateRequest locate{&request.artifact_sources, &cache, &downloader,
+                             request.target->backend, request.network.offline};
+        locate_artifacts(refs, projects, locate);
+    }
+    auto fetched = index::fetch_artifacts(cache, downloader, refs, request.network.offline,
+                                          request.observer, arrived);
+    outcome.downloaded += downloads_or_throw(fetched, "wheels");
+}
+
+// Stage: every wanted wheel in the cache and unpacked there; the unpacked trees, by index of
+// wanted.all. Each wheel is unpacked as soon as it is in the cache, while the others still
+// download.
+std::vector<std::filesystem::path> prepare_wheels(const SyncRequest& request, cache::Cache& cache,
+                                                  const Wanted& wanted,
+                                                  const std::vector<BuiltSource>& built,
+                                                  SyncOutcome& outcome) {
+    const std::size_t count = wanted.all.size();
+    const std::size_t wheels = wanted.wheels.size();
+    std::vector<std::filesystem::path> artifacts(count);
+    std::vector<std::filesystem::path> trees(count);
+    UnpackPool unpacking(util::worker_count(request.jobs, count), [&](std::size_t i) {
+        const auto& sha =
+            i < wheels ? wanted.all[i]->wheel->sha256 : built[i - wheels].wheel_sha256;
+        trees[i] = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
+            install::unpack_wheel(artifacts[i], dest);
+        });
+    });
+    for (std::size_t b = 0; b < built.size(); ++b) {
+        artifacts[wheels + b] = built[b].wheel;
+        unpacking.add(wheels + b, size_or_zero(built[b].wheel));
+    }
+    fetch_wheels(
+        request, cache, wanted,
+        [&](std::size_t i, const std::filesystem::path& path) {
+            artifacts[i] = path;
+            unpacking.add(i, size_or_zero(path));
+        },
+        outcome);
+    unpacking.finish();
+    return trees;
+}
+
+// Old versions leave at commit, unless a file of the new one takes their place.
+void stage_removals(install::PrefixTransaction& txn, const SyncPlan& plan,
+                    const std::vector<install::InstalledDistribution>& installed) {
+    for (const auto& dist : plan.remove)
+        txn.remove(dist);
+    std::map<std::string, const install::InstalledDistribution*> present;
+    for (const auto& dist : installed)
+        present[dist.name] = &dist;
+    for (const auto& p : plan.reinstall) {
+        if (auto it = present.find(p.name); it != present.end()) txn.remove(*it->second);
+    }
+}
+
+install::WheelInstallRequest install_request_for(const SyncRequest& request, const Wanted& wanted,
+                                                 const std::vector<BuiltSource>& built,
+                                                 const std::filesystem::path& tree, std::size_t i) {
+    const auto& package = *wanted.all[i];
+    install::WheelInstallRequest r;
+    r.unpacked = tree;
+    r.name = package.name;
+    r.version = package.version;
+    r.requested = package.requested;
+    r.link_mode = request.link_mode;
+    if (i < wanted.wheels.size()) {
+        r.label = package.wheel->filename;
+        if (is_direct_reference(package)) r.direct_url = direct_url_json(*package.wheel);
+    } else {
+        const auto& b = built[i - wanted.wheels.size()];
+        r.version = b.version;
+        r.label = b.wheel.filename().string();
+        r.direct_url = b.direct_url;
+    }
+    return r;
+}
+
+// Stage: the unpacked wheels installed into the transaction's staging. Wheels that share a
+// top-level folder (nvidia/__init__.py in every nvidia-* wheel) are installed one after the
+// other, as pip would (the last one wins); the rest in parallel. The installed modules, for
+// compile_bytecode.
+std::vector<std::filesystem::path> install_wheels(const SyncRequest& request,
+                                                  install::PrefixTransaction& txn,
+                                                  const Wanted& wanted,
+                                                  const std::vector<BuiltSource>& built,
+                                                  const std::vector<std::filesystem::path>& trees,
+                                                  SyncOutcome& outcome) {
+    auto groups = install_groups(trees);
+    std::mutex result_mutex;
+    std::vector<std::filesystem::path> modules;
+    util::parallel_for(groups.size(), request.jobs, [&](std::size_t g) {
+        for (std::size_t i : groups[g]) {
+            auto result = install::install_wheel(
+                txn.staging(), install_request_for(request, wanted, built, trees[i], i));
+            std::lock_guard lock(result_mutex);
+            if (!outcome.link_mode) outcome.link_mode = result.used;
+            if (!request.compile_bytecode) continue;
+            for (const auto& file : result.files) {
+                // Modules in site-packages only, as pip compiles them (not data files).
+                if (file.path.ends_with(".py") && !file.path.starts_with("../")) {
+                    modules.push_back(request.layout.purelib / from_record_path(file.path));
+                }
+            }
+        }
+    });
+    return modules;
+}
+
+// Stage: the receipt and the prefix's copy of the lock, staged for the commit. A sync that
+// changes no package rewrites nothing it need not (and stages nothing at all when the receipt
+// and lock copy are current).
+void stage_records(const SyncRequest& request, install::PrefixTransaction& txn,
+                   const SyncPlan& plan, const std::optional<Receipt>& receipt) {
     const auto& target = *request.target;
+    const auto& layout = request.layout;
+    Receipt updated;
+    updated.target = target.id;
+    updated.input_hash = request.lock ? request.lock->input_hash : std::string();
+    for (const auto& package : target.packages) {
+        if (package.wheel || (request.build_sources && buildable(package))) {
+            updated.wheel_sha256[package.name] = installed_key(package);
+        }
+    }
+    const bool changed = !plan.empty();
+    if (changed || !receipt || !(*receipt == updated)) {
+        txn.stage_file(layout.state / receipt_file, updated.text());
+    }
+    if (request.lock && (changed || !prefix_lock_matches(layout, *request.lock, target.id))) {
+        write_prefix_lock(txn.staging(), *request.lock, target.id);
+    }
+}
+
+}  // namespace
+
+// plan → build sources → prepare (fetch, unpack) → install (staged) → commit → bytecode.
+SyncOutcome sync_prefix(const SyncRequest& request) {
     const auto& layout = request.layout;
     SyncOutcome outcome;
     if (request.dry_run) {
-        outcome.plan =
-            plan_sync(target, install::installed_distributions(layout), Receipt::read(layout.state),
-                      request.remove_extraneous, &layout, request.build_sources);
+        outcome.plan = plan_sync(*request.target, install::installed_distributions(layout),
+                                 Receipt::read(layout.state), request.remove_extraneous, &layout,
+                                 request.build_sources);
         return outcome;
     }
 
@@ -423,164 +550,22 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     if (request.prefix_lock == nullptr) own_lock = lock_prefix_for_change(layout, request.notice);
     auto txn = install::PrefixTransaction::begin(
         layout, {}, {}, request.prefix_lock ? request.prefix_lock : &*own_lock);
-    auto installed = install::installed_distributions(layout);
-    auto receipt = Receipt::read(layout.state);
-    outcome.plan = plan_sync(target, installed, receipt, request.remove_extraneous, &layout,
-                             request.build_sources);
+    const auto installed = install::installed_distributions(layout);
+    const auto receipt = Receipt::read(layout.state);
+    outcome.plan = plan_sync(*request.target, installed, receipt, request.remove_extraneous,
+                             &layout, request.build_sources);
+    const Wanted wanted = wanted_of(outcome.plan);
 
-    std::vector<const lock::LockedPackage*> wanted;
-    for (const auto& p : outcome.plan.install)
-        wanted.push_back(&p);
-    for (const auto& p : outcome.plan.reinstall)
-        wanted.push_back(&p);
-
-    // Source nodes are built first (a build failure then changes nothing), and afterwards
-    // handled like wheels from an index.
-    std::vector<const lock::LockedPackage*> sources;
-    std::vector<const lock::LockedPackage*> wheels;
-    for (const auto* p : wanted)
-        (p->wheel ? wheels : sources).push_back(p);
-    wanted = wheels;
-    wanted.insert(wanted.end(), sources.begin(), sources.end());
-    std::vector<BuiltSource> built;
     std::optional<fs::TempDir> build_output;
-    if (!sources.empty()) {
-        python::DiscoveryOptions discovery;
-        auto interpreter = python::probe_interpreter(layout.python, discovery);
-        if (!interpreter) {
-            throw util::Error(util::ExitCode::failure,
-                              "cannot build source packages for " + layout.prefix.string() +
-                                  ": its interpreter does not run: " + interpreter.error(),
-                              "recreate the prefix with `aitk-env setup`");
-        }
-        build_output = fs::TempDir::create("aitk-env-built");
-        SourceBuildRequest build;
-        build.sources = sources;
-        build.interpreter = *interpreter;
-        build.cache_root = request.cache_root;
-        if (request.lock) build.routing = routing_from_lock(*request.lock, target);
-        build.network = request.network;
-        build.observer = request.observer;
-        build.output_dir = build_output->path();
-        build.prefix = layout.prefix;
-        built = build_source_packages(build);
-    }
-
+    const auto built = build_sources(request, wanted, build_output);
     cache::Cache cache(request.cache_root);
     auto hold = cache.hold();
-    // What a killed run left beside the probe and interpreter caches goes now.
-    cache::sweep_interrupted_writes(cache);
-    std::vector<cache::ArtifactRef> refs;
-    for (const auto* p : wheels)
-        refs.push_back({p->wheel->sha256, p->wheel->filename, p->wheel->url});
-    // Each wheel is unpacked as soon as it is in the cache, while the others still download.
-    std::vector<std::filesystem::path> artifacts(wanted.size());
-    std::vector<std::filesystem::path> trees(wanted.size());
-    UnpackPool unpacking(util::worker_count(request.jobs, wanted.size()), [&](std::size_t i) {
-        const auto& sha =
-            i < wheels.size() ? wanted[i]->wheel->sha256 : built[i - wheels.size()].wheel_sha256;
-        trees[i] = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
-            install::unpack_wheel(artifacts[i], dest);
-        });
-    });
-    for (std::size_t b = 0; b < built.size(); ++b) {
-        artifacts[wheels.size() + b] = built[b].wheel;
-        unpacking.add(wheels.size() + b, size_or_zero(built[b].wheel));
-    }
-    if (!refs.empty()) {
-        net::DownloaderOptions options = downloader_options(request.network);
-        net::Downloader downloader(options);
-        if (!request.artifact_sources.empty()) {
-            std::vector<std::string> projects;
-            for (const auto* p : wheels)
-                projects.push_back(p->name);
-            LocateRequest locate{&request.artifact_sources, &cache, &downloader, target.backend,
-                                 request.network.offline};
-            locate_artifacts(refs, projects, locate);
-        }
-        auto fetched = index::fetch_artifacts(
-            cache, downloader, refs, request.network.offline, request.observer,
-            [&](std::size_t i, const std::filesystem::path& path) {
-                artifacts[i] = path;
-                unpacking.add(i, size_or_zero(path));
-            });
-        std::vector<std::string> errors;
-        for (const auto& r : fetched.results) {
-            if (r.path.empty()) errors.push_back(r.error);
-            if (r.downloaded) ++outcome.downloaded;
-        }
-        if (!errors.empty()) {
-            throw util::Error(util::ExitCode::failure,
-                              std::to_string(errors.size()) + " of " + std::to_string(refs.size()) +
-                                  " wheels could not be had:\n  " + util::join(errors, "\n  "));
-        }
-    }
+    cache::sweep_interrupted_writes(cache);  // what a killed run left beside the caches
+    const auto trees = prepare_wheels(request, cache, wanted, built, outcome);
 
-    unpacking.finish();
-
-    // Old versions leave at commit, unless a file of the new one takes their place.
-    for (const auto& dist : outcome.plan.remove)
-        txn.remove(dist);
-    std::map<std::string, const install::InstalledDistribution*> present;
-    for (const auto& dist : installed)
-        present[dist.name] = &dist;
-    for (const auto& p : outcome.plan.reinstall) {
-        if (auto it = present.find(p.name); it != present.end()) txn.remove(*it->second);
-    }
-
-    // Wheels that share a top-level folder (nvidia/__init__.py in every nvidia-* wheel) are
-    // installed one after the other, as pip would (the last one wins); the rest in parallel.
-    auto groups = install_groups(trees);
-    std::mutex result_mutex;
-    std::vector<std::filesystem::path> modules;  // installed .py files, for compile_bytecode
-    util::parallel_for(groups.size(), request.jobs, [&](std::size_t g) {
-        for (std::size_t i : groups[g]) {
-            install::WheelInstallRequest r;
-            r.unpacked = trees[i];
-            r.name = wanted[i]->name;
-            r.version = wanted[i]->version;
-            r.requested = wanted[i]->requested;
-            r.link_mode = request.link_mode;
-            if (i < wheels.size()) {
-                r.label = wanted[i]->wheel->filename;
-                if (is_direct_reference(*wanted[i]))
-                    r.direct_url = direct_url_json(*wanted[i]->wheel);
-            } else {
-                const auto& b = built[i - wheels.size()];
-                r.version = b.version;
-                r.label = b.wheel.filename().string();
-                r.direct_url = b.direct_url;
-            }
-            auto result = install::install_wheel(txn.staging(), r);
-            std::lock_guard lock(result_mutex);
-            if (!outcome.link_mode) outcome.link_mode = result.used;
-            if (!request.compile_bytecode) continue;
-            for (const auto& file : result.files) {
-                // Modules in site-packages only, as pip compiles them (not data files).
-                if (file.path.ends_with(".py") && !file.path.starts_with("../")) {
-                    modules.push_back(layout.purelib / from_record_path(file.path));
-                }
-            }
-        }
-    });
-
-    Receipt updated;
-    updated.target = target.id;
-    updated.input_hash = request.lock ? request.lock->input_hash : std::string();
-    for (const auto& package : target.packages) {
-        if (package.wheel || (request.build_sources && buildable(package))) {
-            updated.wheel_sha256[package.name] = installed_key(package);
-        }
-    }
-    // A sync that changes no package rewrites nothing it need not (and stages nothing at all
-    // when the receipt and lock copy are current).
-    const bool changed = !outcome.plan.empty();
-    if (changed || !receipt || !(*receipt == updated)) {
-        txn.stage_file(layout.state / receipt_file, updated.text());
-    }
-    if (request.lock && (changed || !prefix_lock_matches(layout, *request.lock, target.id))) {
-        write_prefix_lock(txn.staging(), *request.lock, target.id);
-    }
+    stage_removals(txn, outcome.plan, installed);
+    auto modules = install_wheels(request, txn, wanted, built, trees, outcome);
+    stage_records(request, txn, outcome.plan, receipt);
     txn.commit();
 
     if (request.compile_bytecode && !modules.empty()) {

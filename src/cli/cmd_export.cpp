@@ -4,7 +4,7 @@
 
 #include "aitk/util/utf8.hpp"
 #include "aitk/app/export.hpp"
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {

@@ -9,6 +9,7 @@
 
 #include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
+#include "aitk/app/lock.hpp"
 #include "aitk/app/prefix.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"

@@ -9,9 +9,9 @@
 #include <iostream>
 
 #include "aitk/app/doctor.hpp"
-#include "aitk/app/lock.hpp"
 #include "aitk/app/machine.hpp"
 #include "aitk/app/progress.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::cli {

@@ -49,7 +49,7 @@ bool is_real_directory(const stdfs::path& path) {
                       "fix the cause and run aitk-env again: it finishes the change");
 }
 
-void move(const stdfs::path& from, const stdfs::path& to) {
+void rename_or_throw(const stdfs::path& from, const stdfs::path& to) {
     std::error_code ec;
     stdfs::rename(from, to, ec);
     if (ec) fail_move(from, to, ec);
@@ -83,7 +83,7 @@ bool move_into(const stdfs::path& from, const stdfs::path& to, FolderMaker& fold
     if (ec != std::errc::no_such_file_or_directory) fail_move(from, to, ec);
     if (!present(from)) return false;
     folders.ensure(to.parent_path());
-    move(from, to);
+    rename_or_throw(from, to);
     return true;
 }
 
@@ -113,10 +113,10 @@ void apply(const TxnPaths& paths, const JournalMove& m, FolderMaker& folders) {
                 // goes missing, and a replay finds the old file kept whichever step it
                 // stopped after.
                 if (folder) {
-                    move(in_prefix, in_trash);
+                    rename_or_throw(in_prefix, in_trash);
                     folder = false;
                 } else if (stdfs::create_hard_link(in_prefix, in_trash, ec); ec) {
-                    move(in_prefix, in_trash);
+                    rename_or_throw(in_prefix, in_trash);
                 }
             }
             if (folder) {

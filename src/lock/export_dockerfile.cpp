@@ -2,7 +2,7 @@
 #include <map>
 #include <string>
 
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 #include "aitk/util/error.hpp"
 
 namespace aitk::lock {

@@ -1,6 +1,6 @@
 #include <string>
 
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 #include "aitk/lock/yaml_scalar.hpp"
 #include "lock_text.hpp"
 

@@ -1,7 +1,7 @@
 #include <array>
 #include <string>
 
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 
 namespace aitk::lock {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 #include "aitk/util/major_minor.hpp"
 #include "lock_text.hpp"
 

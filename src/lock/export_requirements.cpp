@@ -1,6 +1,6 @@
 #include <string>
 
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 
 namespace aitk::lock {
 namespace {

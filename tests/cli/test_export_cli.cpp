@@ -14,7 +14,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/install/layout.hpp"
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"

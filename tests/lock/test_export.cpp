@@ -5,7 +5,7 @@
 
 #include <toml++/toml.h>
 
-#include "aitk/lock/export.hpp"
+#include "aitk/lock/exporters.hpp"
 #include "aitk/util/error.hpp"
 #include "lock_fixtures.hpp"
 #include "yaml_readers.hpp"

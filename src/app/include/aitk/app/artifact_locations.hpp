@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/cache/offline.hpp"
+#include "aitk/index/artifacts.hpp"
 #include "aitk/index/client.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/net/url_rewrite.hpp"
@@ -47,5 +48,9 @@ struct LocateRequest {
 // Throws util::Error (exit 1) listing every file that no index has, or has with another hash.
 void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
                       const std::vector<std::string>& projects, const LocateRequest& request);
+
+// How many of `fetched` were downloaded (not found in the cache) when every artifact was had;
+// else util::Error (exit 1) "N of M <what> could not be had:" and each reason.
+std::size_t downloads_or_throw(const index::ArtifactFetch& fetched, std::string_view what);
 
 }  // namespace aitk::app

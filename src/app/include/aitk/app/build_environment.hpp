@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/build/environment.hpp"
 #include "aitk/index/routing.hpp"
 #include "aitk/net/observer.hpp"

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/app/setup.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/net/observer.hpp"

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/app/lock.hpp"
 #include "aitk/app/lock_targets.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/diag/scan.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/platform/backend.hpp"

@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aitk/app/artifact_locations.hpp"
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/net/observer.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/net/observer.hpp"
 #include "aitk/net/url_rewrite.hpp"
 #include "aitk/python/discovery.hpp"

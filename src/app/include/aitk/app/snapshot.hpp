@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/net/observer.hpp"
 #include "aitk/util/expected.hpp"

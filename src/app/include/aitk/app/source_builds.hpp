@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/build/environment.hpp"
 #include "aitk/build/git.hpp"
 #include "aitk/cache/cache.hpp"

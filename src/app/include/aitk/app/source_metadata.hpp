@@ -16,7 +16,7 @@
 #include <string>
 
 #include "aitk/app/index_source.hpp"
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/build/git.hpp"
 #include "aitk/index/routing.hpp"
 #include "aitk/net/observer.hpp"

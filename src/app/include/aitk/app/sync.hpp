@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aitk/app/artifact_locations.hpp"
-#include "aitk/app/lock.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/fs/lock.hpp"
 #include "aitk/install/installed.hpp"
 #include "aitk/install/layout.hpp"

@@ -1,0 +1,65 @@
+#pragma once
+// What the command line and the environment say about the inputs, the indexes and the network:
+// one copy of each, filled by cli and handed to every command (lock, setup, sync, bundle,
+// mirror, snapshot, python install) so that a knob cannot reach one download and miss another.
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aitk/net/options.hpp"
+#include "aitk/net/url_rewrite.hpp"
+
+namespace aitk::app {
+
+// Which input; at most one of manifest / requirements / conda_file (none: the built-in
+// manifest).
+struct InputSelection {
+    std::optional<std::filesystem::path> manifest;
+    std::optional<std::filesystem::path> requirements;
+    std::optional<std::filesystem::path> conda_file;
+    std::optional<std::filesystem::path> project_dir;
+    bool skip_unmapped = false;
+};
+
+// Index options from the command line / environment. Set values override what the inputs say.
+struct IndexSettings {
+    std::optional<std::string> index_url;
+    std::vector<std::string> extra_index_urls;
+    std::vector<std::string> find_links;
+    std::optional<std::string> torch_index_url;
+};
+
+struct NetworkSettings {
+    std::size_t concurrency = 8;
+    std::optional<std::filesystem::path> cert;
+    bool offline = false;
+    // Where index pages are really fetched from (--rewrite-url, AITK_ENV_REWRITE_URL, the
+    // config files): the lock still names the indexes' own URLs.
+    net::UrlRewriteRules rewrite;
+    // AITK_ENV_HTTP_RETRIES: tries after the first failed one (unset: the downloader's own).
+    std::optional<int> retries;
+    // AITK_ENV_HTTP_TIMEOUT: connect timeout, and how long a transfer may stay below the
+    // low-speed limit before it is abandoned (and retried).
+    std::optional<std::chrono::seconds> timeout;
+    // AITK_ENV_HTTP_RETRY_DELAY_MS: the first backoff wait (later ones grow from it).
+    std::optional<std::chrono::milliseconds> retry_delay;
+    // What this command knows of its servers, shared by every downloader made from these
+    // settings (copies share it): a first request that finds no way to its server fails at
+    // once instead of being retried, and so do later ones to that server.
+    std::shared_ptr<net::HostReachability> reachability = std::make_shared<net::HostReachability>();
+};
+
+// The downloader knobs these settings stand for (concurrency, CA bundle, retries, timeouts, the
+// run's answered servers, the advice for an unreachable one); every command that downloads
+// builds its net::Downloader from this, and from nothing else.
+net::DownloaderOptions downloader_options(const NetworkSettings& network);
+
+// What a user can do instead when a server cannot be reached at all (the options that avoid
+// the network), added to the downloader's own advice.
+std::string unreachable_hint();
+
+}  // namespace aitk::app
