@@ -242,7 +242,9 @@ void remember(InterpreterCache& cache, const Asked& asked) {
 util::Expected<Interpreter, std::string> probe_interpreter(const std::filesystem::path& executable,
                                                            const DiscoveryOptions& options) {
     InterpreterCache cache(options.cache_file);
-    if (auto hit = detail::cached(executable, cache)) return std::move(*hit);
+    if (!options.refresh) {
+        if (auto hit = detail::cached(executable, cache)) return std::move(*hit);
+    }
     auto asked = detail::ask(executable, options);
     detail::remember(cache, asked);
     cache.save();
