@@ -2,8 +2,9 @@
 # Start-up cost of the commands run most often, on this machine as it is (its PATH, HOME and
 # PYENV_ROOT: on a pyenv machine the shims are on PATH): `doctor` with an empty cache and warm,
 # a no-op `setup --dry-run` and a no-op `setup` of a prefix made once before. Per row: the median
-# and spread of RUNS wall-clock runs after one warm-up, and the programs each run starts (its
-# successful execve calls, the command itself not counted, from one run under strace -f).
+# and spread of RUNS wall-clock runs after one warm-up, the programs each run starts (its
+# successful execve calls, the command itself not counted, from one run under strace -f) and
+# all its execve calls (a pyenv shim is bash trying every PATH folder for each program).
 #
 # Usage: bash bench/startup.sh [BUILD_DIR] [BEFORE]
 #   BUILD_DIR  holds the aitk-env to measure (default build/release; not built here)
@@ -20,6 +21,7 @@ before=${2:-}
 runs=${RUNS:-10}
 [ -x "$after" ] || { echo "startup.sh: no aitk-env in $build" >&2; exit 2; }
 [ -z "$before" ] || [ -x "$before" ] || { echo "startup.sh: $before is not executable" >&2; exit 2; }
+[ -z "$before" ] || before=$(cd "$(dirname "$before")" && pwd)/$(basename "$before")
 work=$(mktemp -d "${TMPDIR:-/tmp}/aitk-startup.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -40,13 +42,15 @@ time_runs() {
         printf "%.0f %.0f %.0f\n", m / 1000, v[1] / 1000, v[NR] / 1000 }'
 }
 
-# Programs one run of "$@" starts (successful execve, the command itself not counted).
+# Programs one run of "$@" starts (successful execve) and its execve calls (with the failed
+# ones of PATH lookups: a shell script tries each PATH folder), the command itself not counted.
 programs() {
-    command -v strace >/dev/null || { echo "-"; return; }
+    command -v strace >/dev/null || { echo "-|-"; return; }
     strace -f -qq -e trace=execve -e signal=none -o "$work/trace" "$@" >/dev/null 2>&1 || true
-    local n
-    n=$(grep -c 'execve(.*) = 0' "$work/trace" || true)
-    echo $((n - 1))
+    local ok all
+    ok=$(grep -c 'execve(.*) = 0' "$work/trace" || true)
+    all=$(grep -c 'execve(' "$work/trace" || true)
+    echo "$((ok - 1))|$((all - 1))"
 }
 
 rows=()
@@ -84,13 +88,13 @@ measure after "$after"
 [ -z "$before" ] || measure before "$before"
 
 table() {
-    echo "| build | command | median | min – max | programs started |"
-    echo "|---|---|---:|---:|---:|"
-    local r label what med lo hi progs
+    echo "| build | command | median | min – max | programs started | execve calls |"
+    echo "|---|---|---:|---:|---:|---:|"
+    local r label what med lo hi progs calls
     for r in "${rows[@]}"; do
-        IFS='|' read -r label what times progs <<<"$r"
+        IFS='|' read -r label what times progs calls <<<"$r"
         read -r med lo hi <<<"$times"
-        echo "| $label | \`$what\` | $med ms | $lo – $hi ms | $progs |"
+        echo "| $label | \`$what\` | $med ms | $lo – $hi ms | $progs | $calls |"
     done
     echo
     echo "aitk-env: $after$([ -z "$before" ] || echo "; before: $before"); RUNS=$runs;" \
