@@ -98,6 +98,28 @@ BehindShims behind_shims(const ShimFolder& shims, const DiscoveryOptions& option
     return out;
 }
 
+std::optional<fs::path> behind_shim(const fs::path& shim, const DiscoveryOptions& options) {
+    auto shims = recognise_shim_folder(shim.parent_path(), options);
+    if (!shims) return std::nullopt;
+    auto behind = behind_shims(*shims, options);
+    const fs::path name = shim.filename();
+    std::error_code ec;
+    for (const auto& folder : behind.folders) {
+        if (fs::is_regular_file(folder / name, ec)) return folder / name;
+    }
+    if (!behind.system) return std::nullopt;
+    std::string path_value = options.path_value;
+    if (path_value.empty()) {
+        path_value = util::environment_lookup(options.environment, "PATH", false).value_or("");
+    }
+    for (auto dir : util::split(path_value, ':')) {
+        fs::path folder{std::string(dir)};
+        if (dir.empty() || recognise_shim_folder(folder, options)) continue;
+        if (fs::is_regular_file(folder / name, ec)) return folder / name;
+    }
+    return std::nullopt;
+}
+
 std::vector<fs::path> installed_version_bins(const ShimFolder& shims) {
     std::vector<fs::path> versions;
     std::error_code ec;

@@ -37,6 +37,12 @@ struct BehindShims {
 };
 BehindShims behind_shims(const ShimFolder& shims, const DiscoveryOptions& options);
 
+// What a shim would run: the same name in the first folder behind its shim folder that has it
+// (for "system", the PATH folders other than shim folders: options.path_value, else the
+// environment's PATH). Nothing when `shim` is not in a shim folder, or no folder has the name.
+std::optional<std::filesystem::path> behind_shim(const std::filesystem::path& shim,
+                                                 const DiscoveryOptions& options);
+
 // The bin folders of every version a manager installed, newest first (asdf and mise keep them
 // under <root>/installs/python/<version>).
 std::vector<std::filesystem::path> installed_version_bins(const ShimFolder& shims);

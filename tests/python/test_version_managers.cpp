@@ -114,6 +114,31 @@ TEST(Shims, TheSecondDiscoveryRunsNoProcess) {
     EXPECT_EQ(lines_in(runs), 4u);
 }
 
+TEST(Shims, AShimNamedAsTheInterpreterIsAnsweredByTheFileItWouldRun) {
+    TempDir t;
+    FakePyenv pyenv(t);
+    const fs::path runs = t.path / "runs";
+    pyenv.install("3.12.1", runs);
+    write_text(pyenv.root / "version", "3.12.1\n");
+    auto o = pyenv.options(t);
+    auto i = probe_interpreter(pyenv.shims / "python3", o);
+    ASSERT_TRUE(i) << i.error();
+    EXPECT_EQ(i->version, "3.12.1");
+    EXPECT_EQ(i->path, pyenv.shims / "python3");
+    EXPECT_EQ(i->executable, pyenv.bin("3.12.1") / "python3.12");
+    EXPECT_TRUE(probe_interpreter(pyenv.shims / "python3", o));
+    EXPECT_EQ(lines_in(runs), 1u);
+    EXPECT_FALSE(fs::exists(pyenv.marker));
+    // "system": the shim's name on PATH without the shim folders.
+    fake_python(t.path / "usr/bin/python3", "3.11.2", "$0");
+    write_text(pyenv.root / "version", "system\n");
+    o.path_value = pyenv.shims.string() + ":" + (t.path / "usr/bin").string();
+    i = probe_interpreter(pyenv.shims / "python3", o);
+    ASSERT_TRUE(i) << i.error();
+    EXPECT_EQ(i->version, "3.11.2");
+    EXPECT_FALSE(fs::exists(pyenv.marker));
+}
+
 TEST(Shims, VersionSelectionFollowsPyenv) {
     TempDir t;
     FakePyenv pyenv(t);
