@@ -18,6 +18,7 @@
 #include "aitk/platform/probe_cache.hpp"
 #include "aitk/platform/tables.hpp"
 #include "aitk/platform/windows_runtime.hpp"
+#include "aitk/python/interpreter_cache.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -397,6 +398,12 @@ DoctorReport run_doctor(const DoctorOptions& options) {
         d.pyenv_root = probe_env.get("PYENV_ROOT").value_or("");
         d.environment = probe_env.env;
         d.timeout = std::min(probe_env.timeouts.small_tool * 2, std::chrono::milliseconds(10'000));
+        d.cwd = options.cwd;
+        // Asking ten interpreters costs ~1 s; their answers keep while their files do.
+        if (!options.cache_dir.empty()) {
+            d.cache_file = python::default_interpreter_cache_file(options.cache_dir);
+        }
+        d.refresh = options.refresh;
         r.pythons = python::discover_interpreters(d);
     }
 

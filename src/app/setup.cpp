@@ -11,6 +11,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/python/discovery.hpp"
+#include "aitk/python/interpreter_cache.hpp"
 #include "aitk/python/venv.hpp"
 #include "aitk/resolve/resolver.hpp"
 #include "aitk/shim/shims.hpp"
@@ -73,6 +74,9 @@ std::optional<std::string> python_to_lock_for(const SetupRequest& request) {
     const auto path = fs::absolute_from(request.cwd, *request.python);
     python::DiscoveryOptions discovery;
     discovery.environment = request.environment;
+    if (!request.cache_root.empty()) {
+        discovery.cache_file = python::default_interpreter_cache_file(request.cache_root);
+    }
     auto interpreter = python::probe_interpreter(path, discovery);
     if (!interpreter) {
         throw util::InputError("--python " + *request.python + ": " + interpreter.error(),

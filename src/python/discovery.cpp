@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <map>
 #include <system_error>
 
 #include "aitk/python/interpreter_cache.hpp"
@@ -9,6 +10,8 @@
 #include "aitk/util/major_minor.hpp"
 #include "aitk/util/strings.hpp"
 #include "probe_answer.hpp"
+#include "version_managers.hpp"
+#include "version_selection.hpp"
 
 namespace aitk::python {
 
@@ -52,22 +55,6 @@ bool is_executable(const std::filesystem::path& p, bool windows) {
                      std::filesystem::perms::others_exec)) != std::filesystem::perms::none;
 }
 
-std::vector<int> version_key(const std::string& name) {
-    std::vector<int> key;
-    for (auto part : util::split(name, '.')) {
-        int n = 0;
-        bool digits = !part.empty();
-        for (char c : part) {
-            if (!util::is_ascii_digit(c))
-                digits = false;
-            else
-                n = std::min(n * 10 + (c - '0'), 1'000'000);  // capped: no overflow
-        }
-        key.push_back(digits ? n : -1);
-    }
-    return key;
-}
-
 // Collects candidates in order, once per resolved file, up to the limit.
 class CandidateList {
   public:
@@ -84,6 +71,8 @@ class CandidateList {
         auto real = std::filesystem::canonical(p, ec);
         if (ec) real = p;
         if (std::find(seen_.begin(), seen_.end(), real) != seen_.end()) return;
+        // A link to a shim (or a shim in extra_candidates) would run the manager all the same.
+        if (is_shim_folder(real.parent_path())) return;
         seen_.push_back(real);
         out_.push_back(p);
     }
@@ -116,10 +105,39 @@ class CandidateList {
         }
     }
 
+    // A PATH entry: a shim folder stands for the interpreters its shims would start.
+    void add_path_entry(const std::filesystem::path& dir,
+                        const std::vector<std::filesystem::path>& path_dirs) {
+        auto shims = detail::recognise_shim_folder(dir, options_);
+        if (!shims) {
+            add_folder(dir);
+            return;
+        }
+        auto behind = detail::behind_shims(*shims, options_);
+        for (const auto& folder : behind.folders)
+            add_folder(folder);
+        // pyenv's and asdf's "system": what PATH finds once the shim folders are left out.
+        if (behind.system) {
+            for (const auto& other : path_dirs) {
+                if (!is_shim_folder(other)) add_folder(other);
+            }
+        }
+    }
+
     std::vector<std::filesystem::path> take() { return std::move(out_); }
 
   private:
+    bool is_shim_folder(const std::filesystem::path& dir) {
+        auto key = dir.string();
+        auto it = shim_folders_.find(key);
+        if (it != shim_folders_.end()) return it->second;
+        bool shims = detail::recognise_shim_folder(dir, options_).has_value();
+        shim_folders_.emplace(key, shims);
+        return shims;
+    }
+
     const DiscoveryOptions& options_;
+    std::map<std::string, bool> shim_folders_;
     std::vector<std::filesystem::path> out_;
     std::vector<std::filesystem::path> seen_;
 };
@@ -153,17 +171,23 @@ std::vector<std::filesystem::path> default_system_dirs(bool windows) {
 
 std::vector<std::filesystem::path> interpreter_candidates(const DiscoveryOptions& options) {
     CandidateList list(options);
+    std::vector<std::filesystem::path> path_dirs;
     for (auto dir : util::split(options.path_value, options.windows ? ';' : ':')) {
-        if (!dir.empty()) list.add_folder(std::filesystem::path(std::string(dir)));
+        if (!dir.empty()) path_dirs.emplace_back(std::string(dir));
     }
-    if (!options.home.empty() || !options.pyenv_root.empty()) {
-        std::filesystem::path root =
-            options.pyenv_root.empty() ? options.home / ".pyenv" : options.pyenv_root;
+    for (const auto& dir : path_dirs)
+        list.add_path_entry(dir, path_dirs);
+    if (auto root = detail::pyenv_root(options); !root.empty()) {
         auto newest_first = [](const auto& a, const auto& b) {
-            return version_key(a.filename().string()) > version_key(b.filename().string());
+            return detail::version_key(a.filename().string()) >
+                   detail::version_key(b.filename().string());
         };
         for (const auto& v : subfolders(root / "versions", newest_first))
             list.add_root(v);
+    }
+    for (const auto& manager : detail::installing_managers(options)) {
+        for (const auto& bin : detail::installed_version_bins(manager))
+            list.add_root(bin.parent_path());
     }
     if (auto conda = util::environment_lookup(options.environment, "CONDA_PREFIX", options.windows);
         conda && !conda->empty()) {
@@ -224,7 +248,7 @@ std::vector<Interpreter> discover_interpreters(const DiscoveryOptions& options) 
     std::vector<std::optional<Interpreter>> answers(candidates.size());
     std::vector<std::pair<std::size_t, std::future<detail::Asked>>> runs;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if ((answers[i] = detail::cached(candidates[i], cache))) continue;
+        if (!options.refresh && (answers[i] = detail::cached(candidates[i], cache))) continue;
         runs.emplace_back(i, std::async(std::launch::async, [&options, &candidates, i] {
                               return detail::ask(candidates[i], options);
                           }));

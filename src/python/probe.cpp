@@ -9,6 +9,7 @@
 #include "aitk/python/interpreter_cache.hpp"
 #include "aitk/util/strings.hpp"
 #include "probe_answer.hpp"
+#include "version_managers.hpp"
 
 namespace aitk::python {
 
@@ -241,12 +242,20 @@ void remember(InterpreterCache& cache, const Asked& asked) {
 
 util::Expected<Interpreter, std::string> probe_interpreter(const std::filesystem::path& executable,
                                                            const DiscoveryOptions& options) {
+    // A shim named here (--python ~/.pyenv/shims/python3) is answered by the file it would run.
+    const auto target = detail::behind_shim(executable, options).value_or(executable);
     InterpreterCache cache(options.cache_file);
-    if (auto hit = detail::cached(executable, cache)) return std::move(*hit);
-    auto asked = detail::ask(executable, options);
-    detail::remember(cache, asked);
-    cache.save();
-    return std::move(asked.result);
+    std::optional<Interpreter> hit;
+    if (!options.refresh) hit = detail::cached(target, cache);
+    if (!hit) {
+        auto asked = detail::ask(target, options);
+        detail::remember(cache, asked);
+        cache.save();
+        if (!asked.result) return util::Unexpected(std::move(asked.result.error()));
+        hit = std::move(*asked.result);
+    }
+    hit->path = executable;
+    return std::move(*hit);
 }
 
 }  // namespace aitk::python

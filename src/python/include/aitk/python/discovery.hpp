@@ -1,10 +1,13 @@
 #pragma once
 // Finding the Python interpreters already on a machine: python3.X / python3 / python on PATH,
-// pyenv's versions, conda environments, Homebrew and system folders, and on Windows what the
-// `py` launcher lists. Each is asked once (with a timeout) by a small script for its facts
-// (version, implementation, platform, sysconfig paths, libc, PEP 508 marker values), the
-// answers are kept in a cache file keyed by the executable's real path, mtime and size, and the
-// results are deduplicated by that real path. Everything it reads is passed in.
+// pyenv's (asdf's, mise's) versions, conda environments, Homebrew and system folders, and on
+// Windows what the `py` launcher lists. A version manager's shim folder on PATH is never run
+// (a pyenv shim is bash that starts hundreds of processes): the manager's files say which
+// versions its shims would start, and those interpreters take the shim folder's place. Each is
+// asked once (with a timeout) by a small script for its facts (version, implementation, platform,
+// sysconfig paths, libc, PEP 508 marker values), the answers are kept in a cache file keyed by the
+// executable's real path, mtime and size, and the results are deduplicated by that real path.
+// Everything it reads is passed in.
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -55,7 +58,10 @@ struct DiscoveryOptions {
     std::string path_value;            // PATH
     std::filesystem::path home;        // for ~/.pyenv, ~/miniconda3, ... when set
     std::filesystem::path pyenv_root;  // PYENV_ROOT; empty: <home>/.pyenv
-    util::Environment environment;     // what the interpreters run with (CONDA_PREFIX is read here)
+    // Where .python-version / .tool-versions are looked for (and above); empty: the current
+    // folder of this process.
+    std::filesystem::path cwd;
+    util::Environment environment;  // what the interpreters run with (CONDA_PREFIX is read here)
     std::chrono::milliseconds timeout{5000};
     bool windows = false;
     std::size_t max_candidates = 48;  // a PATH full of shims should not take long
@@ -69,14 +75,18 @@ struct DiscoveryOptions {
     bool use_py_launcher = true;
     // The answers cache (see interpreter_cache.hpp); empty: ask every candidate every time.
     std::filesystem::path cache_file;
+    // Ask every candidate again (the answers still go to cache_file).
+    bool refresh = false;
 };
 
 // The folders searched when DiscoveryOptions::system_dirs is not set.
 std::vector<std::filesystem::path> default_system_dirs(bool windows);
 
-// Candidate executables in search order (PATH first, then pyenv versions, newest first, then
-// conda: CONDA_PREFIX, the base installs under `home` and their envs, then the system folders,
-// then `extra_candidates`), deduplicated by their resolved path. Nothing is run.
+// Candidate executables in search order (PATH first, a shim folder standing for the versions
+// its manager selects; then pyenv versions, newest first, then asdf's and mise's; then conda:
+// CONDA_PREFIX, the base installs under `home` and their envs, then the system folders, then
+// `extra_candidates`), deduplicated by their resolved path. Nothing is run; nothing inside a
+// shim folder is ever a candidate.
 std::vector<std::filesystem::path> interpreter_candidates(const DiscoveryOptions& options);
 
 // The probe's output: a line "aitk-python-probe" (whatever a sitecustomize printed before it is

@@ -2,7 +2,8 @@
 // The probe answers of interpreters already asked, in one JSON file (by default
 // <cache root>/v1/interpreters.json), keyed by the executable's real path and valid while its
 // mtime and size are unchanged. Only answers of the real interpreter binary are kept: a launcher
-// script (a pyenv shim) may start another Python tomorrow, so it is asked every time.
+// script (a wrapper that execs some Python) may start another Python tomorrow, so it is asked
+// every time (version managers' shims are not run at all: see discovery.hpp).
 //
 //   {"version": 1, "interpreters": {"/usr/bin/python3.12":
 //       {"mtime_ns": 1700000000000000000, "size": 6890080, "answer": {...probe JSON...}}}}
