@@ -147,7 +147,7 @@ class Node {
         stdfs::create_directories(dir);
         std::string cmd = "exec env";
         for (const auto& e : env)
-            cmd += " " + e;
+            cmd += " " + (e.rfind("-u ", 0) == 0 ? e : shell_quote(e));
         cmd += " " + shell_quote(AITK_ENV_EXE);
         for (const auto& a : args)
             cmd += " " + shell_quote(a);
@@ -230,8 +230,9 @@ class FleetCli : public ::testing::Test {
                                         "AITK_ENV_NVIDIA_SMI=/nonexistent",
                                         "XDG_CONFIG_HOME=" + path("xdg"),
                                         "AITK_ENV_SYSTEM_CONFIG_DIR=" + path("etc")};
+        // Unquoted: run_cli passes them as they are (no shell); Node quotes them for its shell.
         for (const auto& m : more)
-            env.push_back(shell_quote(m));
+            env.push_back(m);
         return env;
     }
 
