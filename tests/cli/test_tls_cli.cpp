@@ -175,7 +175,7 @@ class TlsCli : public ::testing::Test {
                                         "AITK_ENV_NVIDIA_SOURCES=nvidia-smi",
                                         "AITK_ENV_NVIDIA_SMI=/nonexistent"};
         for (const auto& m : more)
-            env.push_back(shell_quote(m));
+            env.push_back(m);  // run_cli passes them as they are (no shell)
         return env;
     }
 
