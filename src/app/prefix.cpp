@@ -7,6 +7,7 @@
 #include "aitk/fs/lock.hpp"
 #include "aitk/install/transaction.hpp"
 #include "aitk/shim/environment_policy.hpp"
+#include "aitk/shim/shims.hpp"
 #include "aitk/util/error.hpp"
 
 namespace aitk::app {
@@ -118,6 +119,11 @@ VerifyReport verify_prefix(const install::PrefixLayout& layout,
     }
     report.files = install::verify_records(layout, dists);
     report.unowned = install::unowned_files(layout, dists);
+    // The shims' own files in site-packages (Windows' DLL search path) are aitk-env's, not drift.
+    for (const auto& own : shim::site_packages_shim_files(layout.windows)) {
+        report.unowned.erase(std::remove(report.unowned.begin(), report.unowned.end(), own),
+                             report.unowned.end());
+    }
     return report;
 }
 

@@ -51,10 +51,15 @@ std::vector<ShimFile> render_shims(const PrefixEnvironment& prefix,
     stdfs::path site = relative_to_prefix(prefix, site_packages, "Lib/site-packages");
     files.push_back({scripts / "aitk-run.cmd", detail::render_aitk_run_cmd(prefix), false});
     files.push_back({scripts / "Activate.ps1", detail::render_activate_ps1(prefix), false});
-    files.push_back({site / "aitk_env_dll_paths.pth", detail::render_dll_paths_pth(), false});
-    files.push_back(
-        {site / "_aitk_env_dll_paths.py", detail::render_dll_paths_module(prefix), false});
+    const auto names = site_packages_shim_files(true);
+    files.push_back({site / names[0], detail::render_dll_paths_pth(), false});
+    files.push_back({site / names[1], detail::render_dll_paths_module(prefix), false});
     return files;
+}
+
+std::vector<std::string> site_packages_shim_files(bool windows) {
+    if (!windows) return {};
+    return {"aitk_env_dll_paths.pth", "_aitk_env_dll_paths.py"};
 }
 
 std::vector<std::filesystem::path> write_shims(const PrefixEnvironment& prefix,

@@ -191,5 +191,18 @@ TEST(WindowsShims, ActivatePs1RunsInPwshWhenInstalled) {
                   "PATH=/usr/bin;C:\\CUDA\\v12.4\\bin\n");
 }
 
+
+// verify leaves out exactly the site-packages files the shims write (else every Windows prefix
+// would report them as extra right after setup).
+TEST(WindowsShims, TheSitePackagesFilesTheyWriteAreListedAsTheirOwn) {
+    std::vector<std::string> written;
+    for (const auto& file : render_shims(tricky_prefix(), "Lib\\site-packages")) {
+        const auto text = file.path.generic_string();
+        if (text.rfind("Lib/site-packages/", 0) == 0) written.push_back(text.substr(18));
+    }
+    EXPECT_EQ(written, site_packages_shim_files(true));
+    EXPECT_TRUE(site_packages_shim_files(false).empty());
+}
+
 }  // namespace
 }  // namespace aitk::shim

@@ -24,6 +24,10 @@ struct ShimFile {
 std::vector<ShimFile> render_shims(const PrefixEnvironment& prefix,
                                    const std::filesystem::path& site_packages);
 
+// The files the shims put into site-packages (relative to it): aitk-env's own, owned by no
+// distribution's RECORD, so `verify` does not count them as extra. Empty on POSIX.
+std::vector<std::string> site_packages_shim_files(bool windows);
+
 // Writes them (atomically, executable bits on POSIX). Returns the paths written.
 std::vector<std::filesystem::path> write_shims(const PrefixEnvironment& prefix,
                                                const std::filesystem::path& site_packages);
