@@ -198,6 +198,22 @@ class Findings {
     std::unordered_map<std::string, std::size_t> index_;
 };
 
+// A finding about the DLL `event` resolved to: its name, the chain that imports it, what the
+// loader takes and from where.
+Finding finding_about(FindingKind kind, const WalkEvent& event) {
+    const Resolution& r = event.resolution;
+    Finding f;
+    f.kind = kind;
+    f.name = std::string(event.name);
+    for (const auto& node : event.chain)
+        f.chain.push_back(node.path);
+    f.delay_load = event.delay_load;
+    f.found = r.path;
+    f.found_origin = r.origin;
+    f.found_entry = r.entry;
+    return f;
+}
+
 class Scanner {
   public:
     explicit Scanner(const ScanOptions& options)
@@ -385,15 +401,7 @@ void Scanner::check_shadowing(const WalkEvent& event) {
     if (!from_outside_list || inside_root(r.path)) return;
     fs::path bundled = bundled_copy(event.name, r, event.chain.back());
     if (bundled.empty()) return;
-    Finding f;
-    f.kind = FindingKind::shadowed;
-    f.name = std::string(event.name);
-    for (const auto& node : event.chain)
-        f.chain.push_back(node.path);
-    f.delay_load = event.delay_load;
-    f.found = r.path;
-    f.found_origin = r.origin;
-    f.found_entry = r.entry;
+    Finding f = finding_about(FindingKind::shadowed, event);
     f.bundled = std::move(bundled);
     findings_.add(std::move(f), {}, event.chain.back().path, walk_index_);
 }
@@ -406,15 +414,7 @@ void Scanner::check_exports(const WalkEvent& event) {
     if (!windows_ || event.symbols.empty() || !r.image || !r.image->pe) return;
     std::vector<std::string> missing = missing_exports(event.symbols, *r.image->pe);
     if (missing.empty()) return;
-    Finding f;
-    f.kind = FindingKind::missing_export;
-    f.name = std::string(event.name);
-    for (const auto& node : event.chain)
-        f.chain.push_back(node.path);
-    f.delay_load = event.delay_load;
-    f.found = r.path;
-    f.found_origin = r.origin;
-    f.found_entry = r.entry;
+    Finding f = finding_about(FindingKind::missing_export, event);
     f.symbols = std::move(missing);
     // A copy inside the root that has them all is the one that should load.
     if (!inside_root(r.path) && r.status == ResolveStatus::found) {
@@ -431,15 +431,7 @@ void Scanner::check_runtime_version(const WalkEvent& event) {
     const Resolution& r = event.resolution;
     if (!windows_ || !r.image || !is_outdated_runtime(event.name, *r.image, minimum_runtime_))
         return;
-    Finding f;
-    f.kind = FindingKind::outdated_runtime;
-    f.name = std::string(event.name);
-    for (const auto& node : event.chain)
-        f.chain.push_back(node.path);
-    f.delay_load = event.delay_load;
-    f.found = r.path;
-    f.found_origin = r.origin;
-    f.found_entry = r.entry;
+    Finding f = finding_about(FindingKind::outdated_runtime, event);
     f.version = r.image->pe->version->text();
     f.minimum_version = short_version(*minimum_runtime_);
     FindingDetails details;
