@@ -14,20 +14,6 @@
 
 namespace aitk::test {
 
-inline void run_tool(const std::vector<std::string>& argv) {
-    util::ProcessRequest request;
-    request.argv = argv;
-    request.timeout = std::chrono::milliseconds(120'000);
-    auto result = util::run_process(request);
-    if (!result) throw std::runtime_error(argv[0] + ": " + result.error().message);
-    if (!result->succeeded()) {
-        std::string cmd;
-        for (const auto& a : argv)
-            cmd += a + " ";
-        throw std::runtime_error("build failed: " + cmd + "\n" + result->err + result->out);
-    }
-}
-
 struct WinDll {
     std::filesystem::path out;
     std::vector<std::string> exports;  // int NAME(void) { return 1; }
@@ -69,13 +55,13 @@ inline std::filesystem::path build_win_dll(const WinDll& d) {
                 dots + "\"\n   VALUE \"OriginalFilename\", \"" + d.out.filename().string() +
                 "\"\n  END\n END\n BLOCK \"VarFileInfo\"\n BEGIN\n"
                 "  VALUE \"Translation\", 0x409, 1200\n END\nEND\n");
-        run_tool({"x86_64-w64-mingw32-windres", (work / "v.rc").string(), "-O", "coff", "-o",
-                  (work / "v.o").string()});
+        run_build_tool({"x86_64-w64-mingw32-windres", (work / "v.rc").string(), "-O", "coff", "-o",
+                        (work / "v.o").string()});
         argv.push_back((work / "v.o").string());
     }
     for (const auto& l : d.link)
         argv.push_back(l.string());
-    run_tool(argv);
+    run_build_tool(argv);
     fs::remove_all(work);
     return d.out;
 }
@@ -90,7 +76,7 @@ inline std::filesystem::path ordinal_import_library(
         def += "  " + name + " @" + std::to_string(ordinal) + " NONAME\n";
     std::filesystem::path def_file = out.string() + ".def";
     aitk::fs::write_file_atomic(def_file, def);
-    run_tool({"x86_64-w64-mingw32-dlltool", "-d", def_file.string(), "-l", out.string()});
+    run_build_tool({"x86_64-w64-mingw32-dlltool", "-d", def_file.string(), "-l", out.string()});
     return out;
 }
 

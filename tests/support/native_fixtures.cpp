@@ -21,7 +21,13 @@ bool have(std::string_view program) {
     return util::find_program(program, search_path()).has_value();
 }
 
-void run(const std::vector<std::string>& argv, const fs::path& cwd = {}) {
+std::string mingw_gcc(int bits) {
+    return bits == 32 ? "i686-w64-mingw32-gcc" : "x86_64-w64-mingw32-gcc";
+}
+
+}  // namespace
+
+void run_build_tool(const std::vector<std::string>& argv, const fs::path& cwd) {
     util::ProcessRequest request;
     request.argv = argv;
     request.working_directory = cwd;
@@ -35,12 +41,6 @@ void run(const std::vector<std::string>& argv, const fs::path& cwd = {}) {
         throw std::runtime_error("build failed: " + cmd + "\n" + result->err + result->out);
     }
 }
-
-std::string mingw_gcc(int bits) {
-    return bits == 32 ? "i686-w64-mingw32-gcc" : "x86_64-w64-mingw32-gcc";
-}
-
-}  // namespace
 
 namespace {
 
@@ -97,13 +97,13 @@ fs::path build_pe(const PeBuild& b) {
         argv.insert(argv.end(), {"-o", b.out.string(), source.string()});
         for (const auto& dll : b.imports)
             argv.push_back(dll.string());
-        run(argv);
+        run_build_tool(argv);
     } else {
         if (b.bits != 64) throw std::runtime_error("delay-load fixtures are 64-bit only");
         // lld-link fills the delay-import directory; GNU ld does not. The image is never run,
         // so the delay-load helper is a stub and no C runtime is linked.
         fs::path object = work / "src.o";
-        run({mingw_gcc(64), "-O1", "-c", "-o", object.string(), source.string()});
+        run_build_tool({mingw_gcc(64), "-O1", "-c", "-o", object.string(), source.string()});
         std::vector<std::string> argv = {"lld-link-14", "/noentry", "/nodefaultlib",
                                          "/out:" + b.out.string(), object.string()};
         if (!b.executable)
@@ -115,14 +115,15 @@ fs::path build_pe(const PeBuild& b) {
                                     "void* __delayLoadHelper2(const void* d, void** slot)"
                                     " { (void)d; return *slot; }\n");
         fs::path stub_o = work / "delay_helper.o";
-        run({mingw_gcc(64), "-O1", "-c", "-o", stub_o.string(), stub.string()});
+        run_build_tool({mingw_gcc(64), "-O1", "-c", "-o", stub_o.string(), stub.string()});
         argv.push_back(stub_o.string());
         auto import_lib = [&](const std::string& dll) {
             fs::path def = work / (dll + ".def");
             aitk::fs::write_file_atomic(
                 def, "LIBRARY " + dll + "\nEXPORTS\n" + native_stem(dll) + "_fn\n");
             fs::path lib = work / (dll + ".lib");
-            run({"llvm-dlltool-14", "-m", "i386:x86-64", "-d", def.string(), "-l", lib.string()});
+            run_build_tool(
+                {"llvm-dlltool-14", "-m", "i386:x86-64", "-d", def.string(), "-l", lib.string()});
             return lib;
         };
         for (const auto& dll : b.imports)
@@ -132,7 +133,7 @@ fs::path build_pe(const PeBuild& b) {
             argv.push_back("/delayload:" + dll);
         }
         if (b.executable) argv.push_back("/entry:main");
-        run(argv);
+        run_build_tool(argv);
     }
     fs::remove_all(work);
     return b.out;
@@ -155,8 +156,8 @@ bool have_gcc_m32() {
         aitk::fs::write_file_atomic(dir / "a.c", "int f(void) { return 1; }\n");
         bool built = true;
         try {
-            run({"gcc", "-m32", "-shared", "-fPIC", "-o", (dir / "a.so").string(),
-                 (dir / "a.c").string()});
+            run_build_tool({"gcc", "-m32", "-shared", "-fPIC", "-o", (dir / "a.so").string(),
+                            (dir / "a.c").string()});
         } catch (const std::exception&) {
             built = false;
         }
@@ -182,7 +183,7 @@ fs::path build_elf(const ElfBuild& b) {
     // -l:NAME records NAME (or the object's SONAME) in DT_NEEDED; a path would be recorded as is.
     for (const auto& so : b.needed)
         argv.insert(argv.end(), {"-L" + so.parent_path().string(), "-l:" + so.filename().string()});
-    run(argv);
+    run_build_tool(argv);
     fs::remove(source);
     return b.out;
 }

@@ -10,6 +10,9 @@
 
 namespace aitk::test {
 
+// Runs a build tool (a compiler, windres, dlltool); throws with its output when it fails.
+void run_build_tool(const std::vector<std::string>& argv, const std::filesystem::path& cwd = {});
+
 bool have_mingw(int bits = 64);  // x86_64-w64-mingw32-gcc / i686-w64-mingw32-gcc
 bool have_delay_load_tools();    // llvm-dlltool-14 and lld-link-14 (plus mingw 64-bit)
 
