@@ -460,7 +460,15 @@ void HttpServer::start() {
     auto listen_fd = std::make_shared<socket_t>(INVALID_SOCKET);
     server->set_socket_options([listen_fd](socket_t fd) {
         int yes = 1;
+#ifdef _WIN32
+        // On Windows SO_REUSEADDR lets a second socket bind a port in use and take connections
+        // from it, so two test processes could share one; exclusive use is httplib's own default
+        // there and the Windows way for a server.
+        ::setsockopt(fd, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, reinterpret_cast<const char*>(&yes),
+                     sizeof yes);
+#else
         ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const char*>(&yes), sizeof yes);
+#endif
         *listen_fd = fd;
     });
     server->Get(".*", [this](const httplib::Request& request, httplib::Response& response) {
