@@ -1,22 +1,13 @@
 #include "aitk/app/sync.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <iostream>
 #include <mutex>
-#include <queue>
 #include <thread>
 #include <utility>
-
-#ifndef _WIN32
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
 
 #include "aitk/app/bytecode.hpp"
 #include "aitk/app/prefix.hpp"
@@ -28,6 +19,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/index/artifacts.hpp"
 #include "aitk/install/direct_url.hpp"
+#include "aitk/install/plan.hpp"
 #include "aitk/install/transaction.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/util/error.hpp"
@@ -38,156 +30,10 @@
 namespace aitk::app {
 namespace {
 
-constexpr std::string_view receipt_file = "receipt.json";
-
 std::uintmax_t size_or_zero(const std::filesystem::path& file) {
     std::error_code ec;
     auto size = std::filesystem::file_size(file, ec);
     return ec ? 0 : size;
-}
-
-// Indexes of `trees` grouped so that wheels sharing a top-level name (a folder or module in
-// site-packages, or a .data subfolder) are in one group: a union-find over those names.
-std::vector<std::vector<std::size_t>> install_groups(
-    const std::vector<std::filesystem::path>& trees) {
-    std::vector<std::size_t> parent(trees.size());
-    for (std::size_t i = 0; i < parent.size(); ++i)
-        parent[i] = i;
-    auto find = [&](std::size_t i) {
-        while (parent[i] != i)
-            i = parent[i] = parent[parent[i]];
-        return i;
-    };
-    std::map<std::string, std::size_t> owner;
-    for (std::size_t i = 0; i < trees.size(); ++i) {
-        std::error_code ec;
-        for (const auto& entry : std::filesystem::directory_iterator(trees[i], ec)) {
-            std::string name = entry.path().filename().string();
-            if (name.ends_with(".dist-info")) continue;
-            if (name.ends_with(".data")) name = ".data";  // scripts, headers: shared folders
-            auto [it, inserted] = owner.emplace(name, i);
-            if (!inserted) parent[find(i)] = find(it->second);
-        }
-    }
-    std::map<std::size_t, std::vector<std::size_t>> by_root;
-    for (std::size_t i = 0; i < trees.size(); ++i)
-        by_root[find(i)].push_back(i);
-    std::vector<std::vector<std::size_t>> groups;
-    for (auto& [root, members] : by_root)
-        groups.push_back(std::move(members));
-    return groups;
-}
-
-}  // namespace
-
-std::optional<Receipt> Receipt::read(const std::filesystem::path& state_dir) {
-    std::error_code ec;
-    auto path = state_dir / receipt_file;
-    if (!std::filesystem::exists(path, ec)) return std::nullopt;
-    auto json = nlohmann::json::parse(fs::read_file(path), nullptr, false);
-    if (json.is_discarded() || !json.is_object()) return std::nullopt;  // rewritten on sync
-    Receipt r;
-    r.target = json.value("target", "");
-    r.input_hash = json.value("input_hash", "");
-    if (json.contains("wheel_sha256") && json["wheel_sha256"].is_object()) {
-        for (const auto& [name, sha] : json["wheel_sha256"].items()) {
-            if (sha.is_string()) r.wheel_sha256[name] = sha.get<std::string>();
-        }
-    }
-    return r;
-}
-
-std::string Receipt::text() const {
-    nlohmann::json json = {
-        {"target", target}, {"input_hash", input_hash}, {"wheel_sha256", wheel_sha256}};
-    return json.dump(2) + "\n";
-}
-
-void Receipt::write(const std::filesystem::path& state_dir) const {
-    std::filesystem::create_directories(state_dir);
-    fs::write_file_atomic(state_dir / receipt_file, text());
-}
-
-namespace {
-
-// site-packages, opened once so that checking a RECORD's files need not resolve its full path
-// for each one (a no-op sync checks tens of thousands).
-class SitePackages {
-  public:
-    explicit SitePackages(const std::filesystem::path& purelib) : purelib_(purelib) {
-#ifndef _WIN32
-        fd_ = ::open(purelib.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-#endif
-    }
-    SitePackages(const SitePackages&) = delete;
-    SitePackages& operator=(const SitePackages&) = delete;
-    ~SitePackages() {
-#ifndef _WIN32
-        if (fd_ >= 0) ::close(fd_);
-#endif
-    }
-
-    // The size of the regular file at `path` (relative to site-packages, symlinks followed, as
-    // std::filesystem::file_size does); nullopt when it is missing or not a regular file.
-    std::optional<std::uintmax_t> file_size(const std::string& path) const {
-#ifndef _WIN32
-        if (fd_ >= 0) {
-            struct stat st {};
-            if (::fstatat(fd_, path.c_str(), &st, 0) != 0 || !S_ISREG(st.st_mode)) {
-                return std::nullopt;
-            }
-            return static_cast<std::uintmax_t>(st.st_size);
-        }
-#endif
-        std::error_code ec;
-        auto size = std::filesystem::file_size(purelib_ / path, ec);
-        if (ec) return std::nullopt;
-        return size;
-    }
-
-  private:
-    std::filesystem::path purelib_;
-#ifndef _WIN32
-    int fd_ = -1;
-#endif
-};
-
-// Every RECORD file is present with the size RECORD gives.
-bool files_intact(const SitePackages& site, const install::InstalledDistribution& dist) {
-    if (dist.record.empty()) return false;
-    for (const auto& file : dist.record) {
-        if (file.hash.empty()) continue;  // RECORD itself, or a file recorded without a hash
-        auto size = site.file_size(file.path);
-        if (!size || *size != file.size) return false;
-    }
-    return true;
-}
-
-// intact[i] = files_intact(site, *dists[i]) for each non-null dists[i]. A big environment has
-// tens of thousands of files, so two threads share them when there are that many.
-void check_files(const SitePackages& site,
-                 const std::vector<const install::InstalledDistribution*>& dists,
-                 std::vector<char>& intact) {
-    std::size_t files = 0;
-    for (const auto* d : dists)
-        if (d) files += d->record.size();
-    auto check = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i)
-            if (dists[i]) intact[i] = files_intact(site, *dists[i]) ? 1 : 0;
-    };
-    constexpr std::size_t worth_a_thread = 4096;
-    if (files < worth_a_thread) {
-        check(0, dists.size());
-        return;
-    }
-    // Split where half of the files lie, not half of the distributions (torch alone is many).
-    std::size_t split = 0;
-    for (std::size_t seen = 0; split < dists.size() && seen < files / 2; ++split)
-        if (dists[split]) seen += dists[split]->record.size();
-    util::parallel_for(2, 2, [&](std::size_t half) {
-        if (half == 0) check(0, split);
-        if (half == 1) check(split, dists.size());
-    });
 }
 
 // A wheel locked by URL rather than from an index: pip records where it came from (PEP 610).
@@ -221,60 +67,39 @@ std::filesystem::path from_record_path(const std::string& path) {
 
 }  // namespace
 
+std::vector<install::WantedDistribution> wanted_distributions(const lock::LockedTarget& target,
+                                                          bool build_sources) {
+    std::vector<install::WantedDistribution> wanted;
+    wanted.reserve(target.packages.size());
+    for (const auto& package : target.packages) {
+        install::WantedDistribution want;
+        want.name = package.name;
+        want.version = package.version;
+        want.key = installed_key(package);
+        want.from_wheel = package.wheel.has_value();
+        want.installable = package.wheel || (build_sources && buildable(package));
+        wanted.push_back(std::move(want));
+    }
+    return wanted;
+}
+
 SyncPlan plan_sync(const lock::LockedTarget& target,
                    const std::vector<install::InstalledDistribution>& installed,
                    const std::optional<Receipt>& receipt, bool remove_extraneous,
                    const install::PrefixLayout* layout, bool build_sources) {
+    auto planned = install::plan_install(wanted_distributions(target, build_sources), installed,
+                                         receipt, remove_extraneous, layout);
     SyncPlan plan;
-    std::map<std::string, const install::InstalledDistribution*> present;
-    for (const auto& dist : installed)
-        present[dist.name] = &dist;
-    // Per package: the installed distribution when it looks current (its files are checked
-    // below, all at once), else null.
-    std::vector<const install::InstalledDistribution*> current(target.packages.size(), nullptr);
-    std::vector<bool> replace(target.packages.size(), false);
-    for (std::size_t i = 0; i < target.packages.size(); ++i) {
-        const auto& package = target.packages[i];
-        if (!package.wheel && (!build_sources || !buildable(package))) {
-            plan.unbuildable.push_back(package);
-            present.erase(package.name);  // whatever is there stays (it may be a build of it)
-            continue;
-        }
-        auto it = present.find(package.name);
-        if (it == present.end()) {
-            plan.install.push_back(package);
-            continue;
-        }
-        const auto& dist = *it->second;
-        // A source node locked without inspection has no version: its identity decides.
-        bool same_version =
-            package.version.empty() ? !package.wheel : dist.version == package.version;
-        bool same_wheel = true;
-        if (receipt) {
-            auto sha = receipt->wheel_sha256.find(package.name);
-            same_wheel =
-                sha != receipt->wheel_sha256.end() && sha->second == installed_key(package);
-        }
-        if (same_version && same_wheel) {
-            current[i] = &dist;
-        } else {
-            replace[i] = true;
-        }
-        present.erase(it);
-    }
-    std::vector<char> intact(target.packages.size(), 1);
-    if (layout) check_files(SitePackages(layout->purelib), current, intact);
-    for (std::size_t i = 0; i < target.packages.size(); ++i) {
-        if (current[i] && intact[i]) {
-            plan.keep.push_back(target.packages[i].name);
-        } else if (current[i] || replace[i]) {
-            plan.reinstall.push_back(target.packages[i]);
-        }
-    }
-    if (remove_extraneous) {
-        for (const auto& [name, dist] : present)
-            plan.remove.push_back(*dist);
-    }
+    const auto& packages = target.packages;
+    for (auto i : planned.install)
+        plan.install.push_back(packages[i]);
+    for (auto i : planned.reinstall)
+        plan.reinstall.push_back(packages[i]);
+    for (auto i : planned.keep)
+        plan.keep.push_back(packages[i].name);
+    for (auto i : planned.skipped)
+        plan.unbuildable.push_back(packages[i]);
+    plan.remove = std::move(planned.remove);
     return plan;
 }
 
@@ -486,7 +311,7 @@ std::vector<std::filesystem::path> install_wheels(const SyncRequest& request,
                                                   const std::vector<BuiltSource>& built,
                                                   const std::vector<std::filesystem::path>& trees,
                                                   SyncOutcome& outcome) {
-    auto groups = install_groups(trees);
+    auto groups = install::serial_install_groups(trees);
     std::mutex result_mutex;
     std::vector<std::filesystem::path> modules;
     util::parallel_for(groups.size(), request.jobs, [&](std::size_t g) {
@@ -517,14 +342,12 @@ void stage_records(const SyncRequest& request, install::PrefixTransaction& txn,
     Receipt updated;
     updated.target = target.id;
     updated.input_hash = request.lock ? request.lock->input_hash : std::string();
-    for (const auto& package : target.packages) {
-        if (package.wheel || (request.build_sources && buildable(package))) {
-            updated.wheel_sha256[package.name] = installed_key(package);
-        }
+    for (const auto& want : wanted_distributions(target, request.build_sources)) {
+        if (want.installable) updated.wheel_sha256[want.name] = want.key;
     }
     const bool changed = !plan.empty();
     if (changed || !receipt || !(*receipt == updated)) {
-        txn.stage_file(layout.state / receipt_file, updated.text());
+        txn.stage_file(install::receipt_path(layout.state), updated.text());
     }
     if (request.lock && (changed || !prefix_lock_matches(layout, *request.lock, target.id))) {
         write_prefix_lock(txn.staging(), *request.lock, target.id);

@@ -9,6 +9,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "run_cli.hpp"
 #include "native_fixtures.hpp"
 
 namespace {
@@ -17,28 +18,10 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-struct CliRun {
-    int exit_code = -1;
-    std::string out, err;
-};
+using CliRun = aitk::test::CliResult;
 
 CliRun run(const std::vector<std::string>& args, aitk::util::Environment env) {
-    aitk::util::ProcessRequest req;
-    req.argv = {AITK_ENV_EXE};
-    req.argv.insert(req.argv.end(), args.begin(), args.end());
-    req.environment = std::move(env);
-    req.timeout = 120s;
-    auto r = aitk::util::run_process(req);
-    CliRun out;
-    if (!r) {
-        ADD_FAILURE() << r.error().message;
-        return out;
-    }
-    EXPECT_EQ(r->end, aitk::util::ProcessEnd::exited) << r->describe();
-    out.exit_code = r->exit_code;
-    out.out = r->out;
-    out.err = r->err;
-    return out;
+    return aitk::test::run_cli_in(args, std::move(env));
 }
 
 class DoctorScanCli : public ::testing::Test {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,34 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
     r.exit_code = result->end == util::ProcessEnd::exited ? result->exit_code : -1;
     r.out = std::move(result->out);
     r.err = std::move(result->err);
+    return r;
+}
+
+// The binary with exactly `environment` (nothing inherited from the test), in
+// `working_directory` when one is given. A run that did not exit on its own (killed, timed out)
+// has exit code -1 and says how it ended at the end of `err`.
+inline CliResult run_cli_in(const std::vector<std::string>& args, util::Environment environment,
+                            std::chrono::seconds timeout = std::chrono::seconds(120),
+                            const std::filesystem::path& working_directory = {}) {
+    util::ProcessRequest request;
+    request.argv.push_back(AITK_ENV_EXE);
+    request.argv.insert(request.argv.end(), args.begin(), args.end());
+    request.environment = std::move(environment);
+    request.working_directory = working_directory;
+    request.timeout = timeout;
+    CliResult r;
+    auto result = util::run_process(request);
+    if (!result) {
+        r.err = "cannot start aitk-env: " + result.error().message;
+        return r;
+    }
+    r.out = std::move(result->out);
+    r.err = std::move(result->err);
+    if (result->end == util::ProcessEnd::exited) {
+        r.exit_code = result->exit_code;
+    } else {
+        r.err += "\n(" + result->describe() + ")";
+    }
     return r;
 }
 

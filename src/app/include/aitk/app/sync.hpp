@@ -22,23 +22,14 @@
 #include "aitk/fs/lock.hpp"
 #include "aitk/install/installed.hpp"
 #include "aitk/install/layout.hpp"
+#include "aitk/install/receipt.hpp"
 #include "aitk/install/wheel_install.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/net/observer.hpp"
 
 namespace aitk::app {
 
-// What aitk-env installed last (<prefix>/.aitk-env/receipt.json): which lock target, and the
-// sha256 of each package's wheel, so a reinstall is decided by content, not only by version.
-struct Receipt {
-    std::string target;
-    std::string input_hash;
-    std::map<std::string, std::string> wheel_sha256;  // package → sha256
-    static std::optional<Receipt> read(const std::filesystem::path& state_dir);
-    void write(const std::filesystem::path& state_dir) const;
-    std::string text() const;  // what write() puts in receipt.json
-    friend bool operator==(const Receipt&, const Receipt&) = default;
-};
+using install::Receipt;
 
 struct SyncPlan {
     // Copies, not pointers: a plan outlives the lockfile it was made from.
@@ -52,9 +43,8 @@ struct SyncPlan {
     std::string describe() const;  // one line per action, for --dry-run
 };
 
-// With `layout`, a package that looks current but has a file missing or of another size than
-// its RECORD says (an interrupted install, a hand edit) is reinstalled: a stat per file, no
-// hashing, so a no-op sync stays fast (`verify` hashes).
+// The lock target's packages as install::plan_install sees them (install::plan.hpp says how a
+// package that looks current but has damaged files is reinstalled).
 SyncPlan plan_sync(const lock::LockedTarget& target,
                    const std::vector<install::InstalledDistribution>& installed,
                    const std::optional<Receipt>& receipt, bool remove_extraneous,

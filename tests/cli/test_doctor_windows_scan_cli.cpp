@@ -9,6 +9,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "pe_fixtures.hpp"
+#include "run_cli.hpp"
 
 namespace {
 
@@ -18,10 +19,7 @@ namespace fs = std::filesystem;
 using aitk::test::build_win_dll;
 using aitk::test::WinDll;
 
-struct CliRun {
-    int exit_code = -1;
-    std::string out, err;
-};
+using CliRun = aitk::test::CliResult;
 
 class DoctorWindowsScanCli : public ::testing::Test {
   protected:
@@ -38,22 +36,8 @@ class DoctorWindowsScanCli : public ::testing::Test {
     fs::path dir() const { return tmp_->path(); }
 
     CliRun run(std::vector<std::string> args) {
-        aitk::util::ProcessRequest req;
-        req.argv = {AITK_ENV_EXE, "doctor", "--scan", root.string(), "--os", "windows"};
-        req.argv.insert(req.argv.end(), args.begin(), args.end());
-        req.environment = env;
-        req.timeout = 120s;
-        auto r = aitk::util::run_process(req);
-        CliRun out;
-        if (!r) {
-            ADD_FAILURE() << r.error().message;
-            return out;
-        }
-        EXPECT_EQ(r->end, aitk::util::ProcessEnd::exited) << r->describe();
-        out.exit_code = r->exit_code;
-        out.out = r->out;
-        out.err = r->err;
-        return out;
+        args.insert(args.begin(), {"doctor", "--scan", root.string(), "--os", "windows"});
+        return aitk::test::run_cli_in(args, env);
     }
 
     // The one finding of a --json run.
