@@ -68,7 +68,7 @@ std::filesystem::path from_record_path(const std::string& path) {
 }  // namespace
 
 std::vector<install::WantedDistribution> wanted_distributions(const lock::LockedTarget& target,
-                                                          bool build_sources) {
+                                                              bool build_sources) {
     std::vector<install::WantedDistribution> wanted;
     wanted.reserve(target.packages.size());
     for (const auto& package : target.packages) {

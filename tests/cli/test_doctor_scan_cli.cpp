@@ -9,8 +9,8 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "run_cli.hpp"
 #include "native_fixtures.hpp"
+#include "run_cli.hpp"
 
 namespace {
 

@@ -34,15 +34,15 @@ using Indexes = std::vector<std::size_t>;
 
 TEST(PlanInstall, SortsEachWantedDistributionIntoOneAction) {
     const std::vector<WantedDistribution> wanted = {
-        wheel("new", "1.0", "n"),       // 0: not installed
-        wheel("same", "2.0", "s"),      // 1: installed, same version and key
-        wheel("upgraded", "3.0", "u"),  // 2: another version installed
-        wheel("rebuilt", "4.0", "r2"),  // 3: same version, another key
+        wheel("new", "1.0", "n"),                   // 0: not installed
+        wheel("same", "2.0", "s"),                  // 1: installed, same version and key
+        wheel("upgraded", "3.0", "u"),              // 2: another version installed
+        wheel("rebuilt", "4.0", "r2"),              // 3: same version, another key
         {"source", "", "git+x@abc", false, false},  // 4: a source this run does not build
     };
     const std::vector<InstalledDistribution> installed = {
-        dist("same", "2.0"), dist("upgraded", "2.9"), dist("rebuilt", "4.0"),
-        dist("source", "0.1"), dist("stray", "1.0")};
+        dist("same", "2.0"), dist("upgraded", "2.9"), dist("rebuilt", "4.0"), dist("source", "0.1"),
+        dist("stray", "1.0")};
     const auto receipt = receipt_of({{"same", "s"}, {"upgraded", "u0"}, {"rebuilt", "r1"}});
 
     const auto plan = plan_install(wanted, installed, receipt, true);
@@ -87,8 +87,7 @@ TEST(PlanInstall, AFileOfAnotherSizeThanItsRecordReinstallsWhenTheLayoutIsGiven)
 
     EXPECT_EQ(plan_install(wanted, {installed}, std::nullopt, true, &layout).keep, Indexes{0});
     fs::write_file_atomic(layout.purelib / "a" / "__init__.py", "x = 10\n");
-    EXPECT_EQ(plan_install(wanted, {installed}, std::nullopt, true, &layout).reinstall,
-              Indexes{0});
+    EXPECT_EQ(plan_install(wanted, {installed}, std::nullopt, true, &layout).reinstall, Indexes{0});
     // Without the layout the files are not looked at.
     EXPECT_EQ(plan_install(wanted, {installed}, std::nullopt, true).keep, Indexes{0});
 }

@@ -25,10 +25,10 @@ struct WantedDistribution {
 
 struct InstallPlan {
     // Indexes into the wanted list, in its order.
-    std::vector<std::size_t> install;    // not in the prefix
-    std::vector<std::size_t> reinstall;  // another version, another key, or damaged files
-    std::vector<std::size_t> keep;       // installed and current
-    std::vector<std::size_t> skipped;    // not installable; whatever the prefix has stays
+    std::vector<std::size_t> install;           // not in the prefix
+    std::vector<std::size_t> reinstall;         // another version, another key, or damaged files
+    std::vector<std::size_t> keep;              // installed and current
+    std::vector<std::size_t> skipped;           // not installable; whatever the prefix has stays
     std::vector<InstalledDistribution> remove;  // installed, not wanted (when asked)
 };
 
