@@ -89,50 +89,11 @@ pep::WheelFilename checked_wheel(const lock::LockedPackage& package, const stdfs
     return std::move(*parsed);
 }
 
-// A git command in `dir` for an editable checkout; throws util::Error when it fails.
-struct EditableGit {
-    const build::GitOptions& options;
-    std::optional<util::Environment> environment;
-    std::string repository;  // for scrubbing credentials out of messages
-
-    util::ProcessResult run(const std::vector<std::string>& args, const stdfs::path& dir) const {
-        util::ProcessRequest request;
-        request.argv = {options.git};
-        request.argv.insert(request.argv.end(), args.begin(), args.end());
-        request.environment = build::git_environment(
-            environment
-                ? *environment
-                : (options.environment ? *options.environment : util::current_environment()));
-        request.working_directory = dir;
-        request.timeout = options.timeout;
-        auto ran = util::run_process(request);
-        if (!ran) {
-            throw util::Error(util::ExitCode::failure,
-                              "cannot run git (" + options.git + "): " + ran.error().message,
-                              "install git, or make sure it is on PATH");
-        }
-        return std::move(*ran);
-    }
-
-    std::string check(const std::string& what, const std::vector<std::string>& args,
-                      const stdfs::path& dir) const {
-        auto result = run(args, dir);
-        if (!result.succeeded()) {
-            std::string output(util::trim(result.err.empty() ? result.out : result.err));
-            throw util::Error(util::ExitCode::failure,
-                              util::scrub_credentials(what + ": git " + result.describe() +
-                                                          (output.empty() ? "" : ":\n" + output),
-                                                      repository));
-        }
-        return std::string(util::trim(result.out));
-    }
-};
-
 // pip's place for an editable VCS requirement: <prefix>/src/<name>, a real clone of the
 // repository at the locked commit that the user may edit. The commit's objects come from the
 // cache's mirror (no second download); an existing clone is left alone when it is at the commit
 // (so a re-sync keeps the user's edits), moved when clean, and refused when it has changes.
-stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const EditableGit& git,
+stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const build::GitRunner& git,
                                   const build::GitUrl& url, const std::string& commit,
                                   const stdfs::path& dest, const std::string& label) {
     build::GitUrl pinned = url;
@@ -143,15 +104,15 @@ stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const EditableGit&
     std::error_code ec;
     if (!stdfs::exists(dest, ec)) {
         stdfs::create_directories(dest.parent_path());
-        git.check(what, {"clone", "--quiet", "--no-checkout", "--", mirror, dest.string()}, {});
-        git.check(what, {"checkout", "--quiet", "--detach", commit}, dest);
-        git.check(what, {"remote", "set-url", "origin", util::strip_credentials(url.repository)},
-                  dest);
+        git.output_of(what, {"clone", "--quiet", "--no-checkout", "--", mirror, dest.string()}, {});
+        git.output_of(what, {"checkout", "--quiet", "--detach", commit}, dest);
+        git.output_of(
+            what, {"remote", "set-url", "origin", util::strip_credentials(url.repository)}, dest);
         if (stdfs::exists(dest / ".gitmodules")) {
-            git.check(what + " (submodules)",
-                      {"-c", "protocol.file.allow=always", "submodule", "update", "--init",
-                       "--recursive", "--quiet"},
-                      dest);
+            git.output_of(what + " (submodules)",
+                          {"-c", "protocol.file.allow=always", "submodule", "update", "--init",
+                           "--recursive", "--quiet"},
+                          dest);
         }
         return dest;
     }
@@ -164,11 +125,11 @@ stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const EditableGit&
                               label + " cannot be checked out there",
                           "move or remove " + dest.string() + ", then sync again");
     }
-    const std::string head = git.check(what, {"rev-parse", "HEAD"}, dest);
+    const std::string head = git.output_of(what, {"rev-parse", "HEAD"}, dest);
     if (util::to_lower(head) == util::to_lower(commit)) return dest;
     // Untracked files (build output, notes) survive a checkout; changed tracked files would not.
     const std::string changes =
-        git.check(what, {"status", "--porcelain", "--untracked-files=no"}, dest);
+        git.output_of(what, {"status", "--porcelain", "--untracked-files=no"}, dest);
     if (!changes.empty()) {
         throw util::Error(
             util::ExitCode::failure,
@@ -178,14 +139,14 @@ stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const EditableGit&
                 "then sync again; to keep working on them, lock the commit you want instead");
     }
     if (!git.run({"cat-file", "-e", commit + "^{commit}"}, dest).succeeded()) {
-        git.check(what, {"fetch", "--quiet", "--no-tags", "--", mirror, commit}, dest);
+        git.output_of(what, {"fetch", "--quiet", "--no-tags", "--", mirror, commit}, dest);
     }
-    git.check(what, {"checkout", "--quiet", "--detach", commit}, dest);
+    git.output_of(what, {"checkout", "--quiet", "--detach", commit}, dest);
     if (stdfs::exists(dest / ".gitmodules")) {
-        git.check(what + " (submodules)",
-                  {"-c", "protocol.file.allow=always", "submodule", "update", "--init",
-                   "--recursive", "--quiet"},
-                  dest);
+        git.output_of(what + " (submodules)",
+                      {"-c", "protocol.file.allow=always", "submodule", "update", "--init",
+                       "--recursive", "--quiet"},
+                      dest);
     }
     return dest;
 }
@@ -379,10 +340,9 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
                                           "checkout",
                                       "internal: set SourceBuildRequest::prefix");
                 }
-                EditableGit runner{
-                    request.git,
-                    request.git.environment ? request.git.environment : request.environment,
-                    url.repository};
+                build::GitOptions git_options = request.git;
+                if (!git_options.environment) git_options.environment = request.environment;
+                const build::GitRunner runner{git_options, url.repository};
                 auto tree = editable_vcs_checkout(*git, runner, url, commit,
                                                   editable_vcs_dir(*package, request.prefix),
                                                   label_of(*package));

@@ -81,56 +81,54 @@ stdfs::path GitCache::checkout_dir(std::string_view repository, std::string_view
     return root() / "checkouts" / repository_key(repository) / util::to_lower(commit);
 }
 
-namespace {
-
-struct GitRun {
-    const GitOptions& options;
-    std::string repository;  // for scrubbing credentials out of messages
-
-    util::ProcessResult run(std::vector<std::string> args, const stdfs::path& cwd = {}) const {
-        util::ProcessRequest request;
-        request.argv = {options.git};
-        // A file:// repository's own submodules may be local too; other repositories must not
-        // reach into this machine's files through theirs.
-        if (util::istarts_with(repository, "file://")) {
-            request.argv.insert(request.argv.end(), {"-c", "protocol.file.allow=always"});
-        }
-        request.argv.insert(request.argv.end(), args.begin(), args.end());
-        request.environment = git_environment(options.environment ? *options.environment
-                                                                  : util::current_environment());
-        request.working_directory = cwd;
-        request.timeout = options.timeout;
-        auto ran = util::run_process(request);
-        if (!ran) {
-            throw util::Error(util::ExitCode::failure,
-                              "cannot run git (" + options.git + "): " + ran.error().message,
-                              "install git, or make sure it is on PATH");
-        }
-        return std::move(*ran);
+util::ProcessResult GitRunner::run(std::vector<std::string> args, const stdfs::path& cwd) const {
+    util::ProcessRequest request;
+    request.argv = {options_.git};
+    // A file:// repository's own submodules may be local too; other repositories must not
+    // reach into this machine's files through theirs.
+    if (util::istarts_with(repository_, "file://")) {
+        request.argv.insert(request.argv.end(), {"-c", "protocol.file.allow=always"});
     }
-
-    [[noreturn]] void fail(const std::string& what, const util::ProcessResult& result,
-                           std::string hint) const {
-        std::string output = last_lines(result.err.empty() ? result.out : result.err, 15);
+    request.argv.insert(request.argv.end(), args.begin(), args.end());
+    request.environment =
+        git_environment(options_.environment ? *options_.environment : util::current_environment());
+    request.working_directory = cwd;
+    request.timeout = options_.timeout;
+    auto ran = util::run_process(request);
+    if (!ran) {
         throw util::Error(util::ExitCode::failure,
-                          util::scrub_credentials(what + ": git " + result.describe() +
-                                                      (output.empty() ? "" : ":\n" + output),
-                                                  repository),
-                          std::move(hint));
+                          "cannot run git (" + options_.git + "): " + ran.error().message,
+                          "install git, or make sure it is on PATH");
     }
+    return std::move(*ran);
+}
 
-    void check(const std::string& what, const util::ProcessResult& result,
-               std::string hint = {}) const {
-        if (!result.succeeded()) fail(what, result, std::move(hint));
-    }
-};
+void GitRunner::fail(const std::string& what, const util::ProcessResult& result,
+                     std::string hint) const {
+    std::string output = last_lines(result.err.empty() ? result.out : result.err, 15);
+    throw util::Error(util::ExitCode::failure,
+                      util::scrub_credentials(what + ": git " + result.describe() +
+                                                  (output.empty() ? "" : ":\n" + output),
+                                              repository_),
+                      std::move(hint));
+}
 
-}  // namespace
+void GitRunner::check(const std::string& what, const util::ProcessResult& result,
+                      std::string hint) const {
+    if (!result.succeeded()) fail(what, result, std::move(hint));
+}
+
+std::string GitRunner::output_of(const std::string& what, std::vector<std::string> args,
+                                 const stdfs::path& cwd) const {
+    auto result = run(std::move(args), cwd);
+    check(what, result);
+    return std::string(util::trim(result.out));
+}
 
 GitCache::Mirror GitCache::open_mirror(std::string_view repository) {
     Mirror mirror{std::string(repository), mirror_dir(repository)};
     if (stdfs::exists(mirror.dir / "HEAD")) return mirror;
-    GitRun git{options_, mirror.repository};
+    GitRunner git{options_, mirror.repository};
     auto staging = fs::TempDir::create_in(cache_.temp_dir(), "git-db");
     const stdfs::path bare = staging.path() / "db";
     git.check("cannot create a git mirror in " + bare.string(),
@@ -141,7 +139,7 @@ GitCache::Mirror GitCache::open_mirror(std::string_view repository) {
 }
 
 void GitCache::fetch(const Mirror& mirror, const std::vector<std::string>& refspecs) {
-    GitRun git{options_, mirror.repository};
+    GitRunner git{options_, mirror.repository};
     std::vector<std::string> args = {"fetch",   "--quiet", "--force",        "--no-tags",
                                      "--prune", "--",      mirror.repository};
     args.insert(args.end(), refspecs.begin(), refspecs.end());
@@ -152,7 +150,7 @@ void GitCache::fetch(const Mirror& mirror, const std::vector<std::string>& refsp
 
 std::optional<std::string> GitCache::rev_parse(const Mirror& mirror,
                                                const std::string& expression) {
-    GitRun git{options_, mirror.repository};
+    GitRunner git{options_, mirror.repository};
     auto result =
         git.run({"rev-parse", "--verify", "--quiet", expression + "^{commit}"}, mirror.dir);
     if (!result.succeeded()) return std::nullopt;
@@ -175,7 +173,7 @@ std::string GitCache::resolve(const GitUrl& url) {
         fetch(mirror, all_refs());
         if (auto known = rev_parse(mirror, commit)) return *known;
         // Not on any branch or tag: servers that allow it hand out a commit by its id.
-        GitRun git{options_, mirror.repository};
+        GitRunner git{options_, mirror.repository};
         git.run({"fetch", "--quiet", "--no-tags", "--", mirror.repository, commit}, mirror.dir);
         if (auto known = rev_parse(mirror, commit)) return *known;
         throw util::Error(util::ExitCode::failure, "commit " + commit + " is not in " + shown,
@@ -192,7 +190,7 @@ std::string GitCache::resolve(const GitUrl& url) {
         if (auto commit = rev_parse(mirror, ref)) return *commit;
     }
     if (revision.starts_with("refs/")) {
-        GitRun git{options_, mirror.repository};
+        GitRunner git{options_, mirror.repository};
         git.run({"fetch", "--quiet", "--force", "--no-tags", "--", mirror.repository,
                  "+" + revision + ":" + revision},
                 mirror.dir);
@@ -241,7 +239,7 @@ GitCheckout GitCache::checkout(const GitUrl& url, std::string_view commit_id) {
         if (is_dir(dir)) return result();
     }
 
-    GitRun git{options_, mirror.repository};
+    GitRunner git{options_, mirror.repository};
     auto staging = fs::TempDir::create_in(cache_.temp_dir(), "git-checkout");
     const stdfs::path tree = staging.path() / "tree";
     const std::string what = "cannot check out " + git_source_id(url, commit);

@@ -34,6 +34,30 @@ struct GitCheckout {
     std::filesystem::path project;  // tree / subdirectory
 };
 
+// Runs git as GitCache does (the environment of git_environment(), the time limit, local
+// submodules allowed only for a file:// repository) and turns a failure into util::Error with
+// git's last lines, credentials of `repository` scrubbed. Holds `options` by reference.
+class GitRunner {
+  public:
+    GitRunner(const GitOptions& options, std::string repository)
+        : options_(options), repository_(std::move(repository)) {}
+
+    // Throws util::Error only when git cannot be started.
+    util::ProcessResult run(std::vector<std::string> args,
+                            const std::filesystem::path& cwd = {}) const;
+    [[noreturn]] void fail(const std::string& what, const util::ProcessResult& result,
+                           std::string hint = {}) const;
+    void check(const std::string& what, const util::ProcessResult& result,
+               std::string hint = {}) const;
+    // run(), then check(); git's standard output, trimmed.
+    std::string output_of(const std::string& what, std::vector<std::string> args,
+                          const std::filesystem::path& cwd = {}) const;
+
+  private:
+    const GitOptions& options_;
+    std::string repository_;
+};
+
 class GitCache {
   public:
     GitCache(cache::Cache cache, GitOptions options = {});
