@@ -9,6 +9,7 @@
 #include "aitk/platform/tables.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "hash_downloads.hpp"
 #include "snapshot_parts.hpp"
 
@@ -133,7 +134,7 @@ void fill_hashes(std::vector<Unhashed>& files, const SnapshotRequest& request, c
             std::error_code ec;
             if (!stdfs::is_regular_file(*path, ec)) {
                 throw util::Error(util::ExitCode::failure,
-                                  f.filename + ": " + path->string() + " no longer exists",
+                                  f.filename + ": " + util::utf8_of(*path) + " no longer exists",
                                   "put the file back, or reinstall the package from an index");
             }
             *f.sha256 = fs::sha256_file_hex(*path);

@@ -19,6 +19,8 @@ bool starts_with_drive_letter(std::string_view s) noexcept {
 
 // What every stored name and link target must satisfy before its components are looked at.
 std::string_view common_flaw(std::string_view s) noexcept {
+    // Before the ':' of a Windows-only check below: the drive letter is what the name means.
+    if (starts_with_drive_letter(s)) return "starts with a drive letter";
     for (char c : s) {
         auto u = static_cast<unsigned char>(c);
         if (c == '\\') return "contains a backslash (a path separator on Windows)";
@@ -28,7 +30,6 @@ std::string_view common_flaw(std::string_view s) noexcept {
 #endif
     }
     if (!s.empty() && s.front() == '/') return "is an absolute path";
-    if (starts_with_drive_letter(s)) return "starts with a drive letter";
     return {};
 }
 

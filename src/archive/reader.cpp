@@ -5,6 +5,7 @@
 
 #include "aitk/archive/error.hpp"
 #include "aitk/archive/member_path.hpp"
+#include "aitk/util/utf8.hpp"
 #include "libarchive_handle.hpp"
 
 namespace aitk::archive {
@@ -28,10 +29,18 @@ detail::ReadHandle new_read_handle() {
     archive_read_support_filter_bzip2(a.get());
     archive_read_support_filter_xz(a.get());
     archive_read_support_filter_zstd(a.get());
+#ifdef _WIN32
+    // Names without a charset flag are UTF-8 (wheels and sdists are written so), not the ANSI
+    // code page libarchive would assume on Windows (POSIX gets the same from Utf8Names).
+    archive_read_set_options(a.get(), "hdrcharset=UTF-8");
+#endif
     return a;
 }
 
 EntryType entry_type(struct archive_entry* e) {
+#ifdef _WIN32
+    if (archive_entry_hardlink_w(e) != nullptr) return EntryType::hardlink;  // see entry_text
+#endif
     if (archive_entry_hardlink(e) != nullptr) return EntryType::hardlink;
     switch (archive_entry_filetype(e)) {
         case AE_IFREG:
@@ -53,9 +62,18 @@ EntryType entry_type(struct archive_entry* e) {
     }
 }
 
-std::string text_or_empty(const char* utf8, const char* raw) {
-    if (utf8 != nullptr) return utf8;
-    if (raw != nullptr) return raw;
+// A name of `e` as UTF-8. On Windows libarchive keeps names as UTF-16, and its multibyte forms
+// go through the ANSI code page (NULL for "日本" on a Western system): UTF-16 comes first there.
+// Elsewhere asking for it would only cost a conversion per entry.
+std::string entry_text(struct archive_entry* e,
+                       [[maybe_unused]] const wchar_t* (*wide)(struct archive_entry*),
+                       const char* (*utf8)(struct archive_entry*),
+                       const char* (*raw)(struct archive_entry*)) {
+#ifdef _WIN32
+    if (const wchar_t* w = wide(e)) return util::utf8_from_wide(w);
+#endif
+    if (const char* u = utf8(e)) return u;
+    if (const char* r = raw(e)) return r;
     return {};
 }
 
@@ -141,7 +159,8 @@ const Entry* Reader::next() {
                            detail::error_text(impl_->handle.get(), "corrupt archive"));
     }
     Entry& out = impl_->entry;
-    out.path = text_or_empty(archive_entry_pathname_utf8(e), archive_entry_pathname(e));
+    out.path = entry_text(e, archive_entry_pathname_w, archive_entry_pathname_utf8,
+                          archive_entry_pathname);
     out.type = entry_type(e);
     out.size = archive_entry_size_is_set(e)
                    ? std::optional<std::uint64_t>(
@@ -149,9 +168,11 @@ const Entry* Reader::next() {
                    : std::nullopt;
     out.mode = static_cast<std::uint32_t>(archive_entry_perm(e)) & 07777u;
     if (out.type == EntryType::hardlink) {
-        out.link_target = text_or_empty(archive_entry_hardlink_utf8(e), archive_entry_hardlink(e));
+        out.link_target = entry_text(e, archive_entry_hardlink_w, archive_entry_hardlink_utf8,
+                                     archive_entry_hardlink);
     } else if (out.type == EntryType::symlink) {
-        out.link_target = text_or_empty(archive_entry_symlink_utf8(e), archive_entry_symlink(e));
+        out.link_target = entry_text(e, archive_entry_symlink_w, archive_entry_symlink_utf8,
+                                     archive_entry_symlink);
     } else {
         out.link_target.clear();
     }

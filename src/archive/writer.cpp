@@ -9,6 +9,7 @@
 
 #include "aitk/archive/error.hpp"
 #include "aitk/fs/temp.hpp"
+#include "aitk/util/utf8.hpp"
 #include "libarchive_handle.hpp"
 
 namespace aitk::archive {
@@ -55,6 +56,10 @@ class Writer {
         } else {
             // pax only where ustar cannot say it (long names): plain, widely read headers.
             rc = archive_write_set_format_pax_restricted(a);
+#ifdef _WIN32
+            if (rc == ARCHIVE_OK)
+                rc = archive_write_set_format_option(a, "pax", "hdrcharset", "BINARY");
+#endif
             if (rc == ARCHIVE_OK) rc = add_filter(a);
             // Compressed output needs no padding to 10240-byte records.
             if (rc == ARCHIVE_OK && format != Format::tar) {
@@ -74,7 +79,8 @@ class Writer {
         detail::EntryHandle entry(archive_entry_new());
         if (!entry) throw std::bad_alloc();
         struct archive_entry* e = entry.get();
-        set_text(e, archive_entry_set_pathname_utf8, archive_entry_set_pathname, item.path);
+        set_text(e, archive_entry_set_pathname_utf8, archive_entry_set_pathname,
+                 archive_entry_copy_pathname_w, item.path);
         archive_entry_set_mtime(e, options_.mtime, 0);
         archive_entry_set_uid(e, 0);
         archive_entry_set_gid(e, 0);
@@ -93,13 +99,13 @@ class Writer {
                 archive_entry_set_filetype(e, AE_IFLNK);
                 archive_entry_set_perm(e, item.mode != 0 ? item.mode : 0777);
                 set_text(e, archive_entry_set_symlink_utf8, archive_entry_set_symlink,
-                         item.link_target);
+                         archive_entry_copy_symlink_w, item.link_target);
                 break;
             case EntryType::hardlink:
                 archive_entry_set_filetype(e, AE_IFREG);
                 archive_entry_set_perm(e, item.mode != 0 ? item.mode : 0644);
                 set_text(e, archive_entry_set_hardlink_utf8, archive_entry_set_hardlink,
-                         item.link_target);
+                         archive_entry_copy_hardlink_w, item.link_target);
                 break;
             case EntryType::character_device:
             case EntryType::block_device:
@@ -132,14 +138,30 @@ class Writer {
         }
     }
 
-    void close() { check(archive_write_close(handle_.get()), "", "cannot finish the archive"); }
+    void close() {
+        check(archive_write_close(handle_.get()), "", "cannot finish the archive");
+    }
 
   private:
     // Zip takes names as UTF-8. The tar writer crashes on UTF-8-only names when no UTF-8
     // locale could be had (libarchive 3.6); given the bytes, it stores them unchanged (at worst
     // with a pax "hdrcharset=BINARY" record), which readers take as UTF-8.
-    void set_text(struct archive_entry* e, void (*as_utf8)(struct archive_entry*, const char*),
-                  void (*as_bytes)(struct archive_entry*, const char*), const std::string& text) {
+    // On Windows libarchive converts names through their multibyte form in the ANSI code page:
+    // the zip writer crashes on a UTF-8-only name that code page cannot hold ("日本" on a
+    // Western system) and is given UTF-16 instead, which it converts straight to UTF-8; the pax
+    // writer, which needs bytes, is told to store them as they are (hdrcharset=BINARY), since
+    // it would take them as ANSI text and encode them again.
+    void set_text(struct archive_entry* e,
+                  [[maybe_unused]] void (*as_utf8)(struct archive_entry*, const char*),
+                  [[maybe_unused]] void (*as_bytes)(struct archive_entry*, const char*),
+                  [[maybe_unused]] void (*as_wide)(struct archive_entry*, const wchar_t*),
+                  const std::string& text) {
+#ifdef _WIN32
+        if (format_ == Format::zip) {
+            as_wide(e, util::wide_from_utf8(text).c_str());
+            return;
+        }
+#endif
         (format_ == Format::zip ? as_utf8 : as_bytes)(e, text.c_str());
     }
 

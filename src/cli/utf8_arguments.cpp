@@ -7,6 +7,11 @@
 #include <windows.h>
 // windows.h first: shellapi.h needs its types.
 #include <shellapi.h>
+// _setmode, _fileno, _O_BINARY
+#include <fcntl.h>
+#include <io.h>
+
+#include <cstdio>
 
 #include "aitk/util/utf8.hpp"
 #endif
@@ -34,6 +39,11 @@ Utf8Arguments::Utf8Arguments(int argc, char** argv) {
 void use_utf8_console() {
 #ifdef _WIN32
     SetConsoleOutputCP(CP_UTF8);
+    // Text mode would turn every "\n" into "\r\n": `lock -o -` or `snapshot` piped into a file
+    // would give other bytes than the same command on Linux (and than the lockfile it writes
+    // itself), and `--json` consumers would see stray '\r'. A console shows LF alone fine.
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
 #endif
 }
 

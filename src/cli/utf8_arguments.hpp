@@ -18,7 +18,8 @@ class Utf8Arguments {
     std::vector<char*> pointers_;  // into storage_, then nullptr, as argv is
 };
 
-// Makes the console show what aitk-env writes as UTF-8 (Windows; nothing elsewhere).
+// Makes the console show what aitk-env writes as UTF-8, and stdout/stderr carry "\n" as it is
+// (Windows; nothing elsewhere).
 void use_utf8_console();
 
 }  // namespace aitk::cli

@@ -10,7 +10,9 @@ namespace fs = std::filesystem;
 
 std::vector<fs::path> glibc_default_dirs(std::uint16_t machine, bool is_64bit) {
     auto with_triplet = [](const char* triplet, bool lib64) {
-        std::vector<fs::path> dirs = {fs::path("/lib") / triplet, fs::path("/usr/lib") / triplet};
+        // POSIX text, not path arithmetic: the folders are those of a Linux tree on any host.
+        std::vector<fs::path> dirs = {std::string("/lib/") + triplet,
+                                      std::string("/usr/lib/") + triplet};
         if (lib64) dirs.insert(dirs.end(), {"/lib64", "/usr/lib64"});
         dirs.insert(dirs.end(), {"/lib", "/usr/lib"});
         return dirs;

@@ -248,7 +248,8 @@ std::optional<std::filesystem::path> file_url_to_path(std::string_view url) {
     if (path.size() >= 3 && path[0] == '/' && util::is_ascii_alpha(path[1]) && path[2] == ':') {
         path.erase(0, 1);
     }
-    return util::path_from_utf8(path);
+    // Native separators, so that messages name the file as the user's shell does.
+    return util::path_from_utf8(path).make_preferred();
 }
 
 std::string file_url_from_generic_path(std::string_view generic) {

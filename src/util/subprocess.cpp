@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <system_error>
 #include <utility>
@@ -110,9 +112,57 @@ std::optional<std::filesystem::path> find_program(std::string_view name,
     return std::nullopt;
 }
 
+#ifdef _WIN32
+namespace {
+
+std::string windows_crash_text(std::uint32_t code) {
+    const char* what = nullptr;
+    switch (code) {
+        case 0xC0000005u:
+            what = "access violation";
+            break;
+        case 0xC00000FDu:
+            what = "stack overflow";
+            break;
+        case 0xC0000409u:
+            what = "stack buffer overrun or fail-fast exit";
+            break;
+        case 0xC000001Du:
+            what = "illegal instruction";
+            break;
+        case 0xC0000135u:
+            what = "a DLL it needs was not found";
+            break;
+        case 0xC0000139u:
+            what = "a DLL it needs lacks an exported function";
+            break;
+        case 0xC000007Bu:
+            what = "a DLL it loads is for another machine type";
+            break;
+        case 0xC0000142u:
+            what = "a DLL failed to initialise";
+            break;
+        default:
+            break;
+    }
+    char hex[11];
+    std::snprintf(hex, sizeof hex, "0x%08X", static_cast<unsigned>(code));
+    return std::string("crashed with exception ") + hex +
+           (what ? std::string(" (") + what + ")" : "");
+}
+
+}  // namespace
+#endif
+
 std::string ProcessResult::describe() const {
     switch (end) {
         case ProcessEnd::exited:
+#ifdef _WIN32
+            // An NTSTATUS error as the exit code: the process died of an exception, or the
+            // loader refused it before main (a missing DLL is the common case for Python).
+            if ((static_cast<std::uint32_t>(exit_code) & 0xF0000000u) == 0xC0000000u)
+                return windows_crash_text(static_cast<std::uint32_t>(exit_code));
+#endif
             return "exited with status " + std::to_string(exit_code);
         case ProcessEnd::signaled:
             return "was killed by signal " + std::to_string(signal);

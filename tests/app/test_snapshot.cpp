@@ -9,6 +9,7 @@
 #include "aitk/app/sync.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
+#include "aitk/index/url.hpp"
 #include "aitk/util/error.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
@@ -234,7 +235,7 @@ TEST_F(SnapshotPrefix, LocalFilesWithoutHashAreHashedAndMissingOnesSaySo) {
     auto wheel = work.path() / "files" / "solo-1.0-py3-none-any.whl";
     write(wheel, "not really a zip");
     dist("solo", "1.0", {}, {}, true,
-         R"({"archive_info": {}, "url": "file://)" + wheel.string() + R"("})");
+         R"({"archive_info": {}, "url": ")" + index::path_to_file_url(wheel) + R"("})");
     auto outcome = snapshot_prefix(request());
     const auto& file = *outcome.lockfile.targets.at(0).find("solo")->wheel;
     EXPECT_EQ(file.sha256, "d5bd64a5c43b6f8cc7f6c7897e954e58b89abfed62e851a47f842de714cca7d0");

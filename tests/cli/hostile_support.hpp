@@ -112,7 +112,11 @@ inline std::vector<std::string> isolated_environment(const std::filesystem::path
             "-u AITK_ENV_TORCH_BACKEND",
             "-u AITK_ENV_INDEX_URL",
             "-u AITK_ENV_REWRITE_URL",
+#ifdef _WIN32
+            "PATH=" + python_bin + ";C:\\windows\\system32;C:\\windows",
+#else
             "PATH=" + python_bin + ":/usr/bin:/bin",
+#endif
             "PYENV_ROOT=/nonexistent",
             "AITK_ENV_NO_GPU=1",
             "AITK_ENV_NVIDIA_SOURCES=nvidia-smi",
@@ -131,10 +135,23 @@ inline bool mentions_all(const std::string& text, const std::vector<std::string>
     return missing.empty();
 }
 
-inline const std::string hostile_python_bin = "/root/.pyenv/versions/3.11.7/bin";
+// The interpreter and the lock target of the hostile worlds: pyenv's CPython 3.11.7 for Linux;
+// on Windows the stand-in CPython 3.12.1 (tests/support/windows/standin_python.c), which
+// answers the probe as a Windows CPython would (nothing here runs Python code).
+#ifdef _WIN32
+inline const std::string hostile_python = AITK_STANDIN_PYTHON;
+inline const std::string hostile_python_version = "3.12.1";
+inline const std::string hostile_target = "windows-x86_64-cpu";
+#else
+inline const std::string hostile_python = "/root/.pyenv/versions/3.11.7/bin/python3.11";
+inline const std::string hostile_python_version = "3.11.7";
+inline const std::string hostile_target = "linux-x86_64-cpu";
+#endif
+inline const std::string hostile_python_bin =
+    std::filesystem::path(hostile_python).parent_path().string();
 
 // What every hostile test starts from, made once per suite: a mirror holding "victim 1.0"
-// (served at "/"), its lock (one Linux CPU target, Python 3.11.7), and a prefix set up from that
+// (served at "/"), its lock (one CPU target of this OS), and a prefix set up from that
 // lock, beside an empty folder "outside" that nothing may ever write to.
 class VictimWorld {
   public:
@@ -152,20 +169,19 @@ class VictimWorld {
         server.serve_directory(path("mirror"), "/");
         fs::write_file_atomic(path("requirements.txt"), "victim\n");
         auto locked = cli({"lock", "-r", path("requirements.txt").string(), "-o",
-                           path("env.lock.yml").string(), "--python", "3.11.7", "--target",
-                           "linux-x86_64-cpu"});
+                           path("env.lock.yml").string(), "--python", hostile_python_version,
+                           "--target", hostile_target});
         if (locked.exit_code != 0) {
             error = "lock: " + locked.err;
             return;
         }
         lock_text = fs::read_file(path("env.lock.yml"));
-        auto made =
-            cli({"setup", "-l", path("env.lock.yml").string(), "-p", path("prefix").string(),
-                 "--python", hostile_python_bin + "/python3.11", "--no-smoke-test"});
+        auto made = cli({"setup", "-l", path("env.lock.yml").string(), "-p",
+                         path("prefix").string(), "--python", hostile_python, "--no-smoke-test"});
         if (made.exit_code != 0) error = "setup: " + made.err;
     }
 
-    static bool available() { return std::filesystem::exists(hostile_python_bin + "/python3.11"); }
+    static bool available() { return std::filesystem::exists(hostile_python); }
 
     std::filesystem::path path(const std::string& name) const { return work.path() / name; }
 

@@ -25,12 +25,13 @@ class HostileUserFiles : public ::testing::Test {
         world = nullptr;
     }
     void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python_bin << "/python3.11";
+        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
         ASSERT_TRUE(world->error.empty()) << world->error;
     }
 
+    // (Names avoid NUL, CON and the other reserved device names of Windows.)
     static std::string write(const std::string& name, const std::string& content) {
-        const auto path = world->path("in/" + name);
+        const auto path = world->path("in/" + name).make_preferred();
         stdfs::create_directories(path.parent_path());
         fs::write_file_atomic(path, content);
         return path.string();
@@ -58,9 +59,9 @@ class HostileUserFiles : public ::testing::Test {
                 "-o",
                 world->path("out.lock.yml").string(),
                 "--python",
-                "3.11.7",
+                hostile_python_version,
                 "--target",
-                "linux-x86_64-cpu"};
+                hostile_target};
     }
 
     static std::vector<std::string> sync_args(const std::string& lock) {
@@ -97,7 +98,7 @@ TEST_F(HostileUserFiles, RequirementFileCyclesAreRefused) {
 TEST_F(HostileUserFiles, RequirementFilesMustBeText) {
     auto file = write("utf8.txt", "victim\nfoo\xff\xfe==1\n");
     expect_bad_input(lock_args("-r", file), {file + ":2:4: invalid UTF-8 (byte 0xff)"});
-    file = write("nul.txt", "victim\nfo" + nul + "o\n");
+    file = write("has-nul.txt", "victim\nfo" + nul + "o\n");
     expect_bad_input(lock_args("-r", file), {file + ":2:3: NUL byte"});
     file = write("escape.txt", "victim\nfoo\x1b[2J\n");
     expect_bad_input(lock_args("-r", file), {file + ":2:4: control character 0x1b"});
@@ -121,7 +122,7 @@ TEST_F(HostileUserFiles, ManifestsAreStrictAndSuggestTheKeyMeant) {
     expect_bad_input(lock_args("-m", file), {file + ":2:7: name: expected text, got a list"});
     file = write("utf8.yaml", "format: 1\nname: demo\nrequirements:\n  - vic\xfftim\n");
     expect_bad_input(lock_args("-m", file), {file + ":4:8: invalid UTF-8 (byte 0xff)"});
-    file = write("nul.yaml", "format: 1\nname: demo\nrequirements:\n  - vic" + nul + "tim\n");
+    file = write("has-nul.yaml", "format: 1\nname: demo\nrequirements:\n  - vic" + nul + "tim\n");
     expect_bad_input(lock_args("-m", file), {file + ":4:8: NUL byte"});
     file = write("long.yaml", good + "description: " + fifty_megabytes + "\n");
     expect_bad_input(lock_args("-m", file), {file + ":5:1: line 5 is longer than 1048576 bytes"});
@@ -133,7 +134,7 @@ TEST_F(HostileUserFiles, EnvironmentYmlMustBeText) {
         "name: demo\ndependencies:\n  - python=3.11\n  - pip\n  - pip:\n      - victim\n";
     auto file = write("utf8.yml", "name: demo\ndependencies:\n  - pip:\n      - vic\xfftim\n");
     expect_bad_input(lock_args("-f", file), {file + ":4:12: invalid UTF-8 (byte 0xff)"});
-    file = write("nul.yml", "name: demo\ndependencies:\n  - pip:\n      - vic" + nul + "tim\n");
+    file = write("has-nul.yml", "name: demo\ndependencies:\n  - pip:\n      - vic" + nul + "tim\n");
     expect_bad_input(lock_args("-f", file), {file + ":4:12: NUL byte"});
     file = write("long.yml", good + "# " + fifty_megabytes + "\n");
     expect_bad_input(lock_args("-f", file), {file + ":7:1: line 7 is longer than 1048576 bytes"});
@@ -163,8 +164,8 @@ TEST_F(HostileUserFiles, LockfilesWeWroteAcceptNoStrangers) {
                      {"`x-aitk-env.targets[0].packages[0].wheel.size` must be a whole number"});
     file = write("utf8.lock.yml", lock_with("name: requirements", "name: requ\xffirements"));
     expect_bad_input(sync_args(file), {"utf8.lock.yml:3:7: invalid UTF-8"});
-    file = write("nul.lock.yml", lock_with("name: requirements", "name: requ" + nul + "i"));
-    expect_bad_input(sync_args(file), {"nul.lock.yml:3:11: NUL byte"});
+    file = write("has-nul.lock.yml", lock_with("name: requirements", "name: requ" + nul + "i"));
+    expect_bad_input(sync_args(file), {"has-nul.lock.yml:3:11: NUL byte"});
     file = write("long.lock.yml", lock_with("name: requirements", "name: " + fifty_megabytes));
     expect_bad_input(sync_args(file), {"long.lock.yml:3:1: line 3 is longer than 1048576 bytes"});
     stdfs::remove(file);  // 50 MB: hashed by every later state()

@@ -49,9 +49,8 @@ class WindowsFlowCli : public TorchMirrorTest {
     }
 
     CliResult lock() {
-        return run({"lock", "-r", path("requirements.txt"), "-o", path("env.lock.yml"),
-                    "--python", "3.12.1", "--target", "windows-x86_64-cpu", "--target",
-                    "linux-x86_64-cpu"});
+        return run({"lock", "-r", path("requirements.txt"), "-o", path("env.lock.yml"), "--python",
+                    "3.12.1", "--target", "windows-x86_64-cpu", "--target", "linux-x86_64-cpu"});
     }
 
     CliResult setup(const std::string& prefix) {
@@ -70,6 +69,21 @@ TEST_F(WindowsFlowCli, LocksForWindowsAndLinuxTargets) {
     EXPECT_NE(text.find("linux-x86_64-cpu"), std::string::npos);
     EXPECT_NE(text.find("win_amd64.whl"), std::string::npos);
     EXPECT_NE(text.find("x86_64.whl"), std::string::npos);  // the Linux target's wheels
+}
+
+TEST_F(WindowsFlowCli, StdoutCarriesTheSameBytesAsTheFileWithoutCarriageReturns) {
+    ASSERT_EQ(lock().exit_code, 0);
+    // An export on stdout is byte for byte the one written to a file (stdout is not in text
+    // mode, which would write CRLF): piped into a file, it is what a Linux teammate gets.
+    auto printed = run({"export", "-l", path("env.lock.yml"), "--format", "env-yml", "--target",
+                        "windows-x86_64-cpu"});
+    ASSERT_EQ(printed.exit_code, 0) << printed.err;
+    auto written = run({"export", "-l", path("env.lock.yml"), "--format", "env-yml", "--target",
+                        "windows-x86_64-cpu", "-o", path("env.yml")});
+    ASSERT_EQ(written.exit_code, 0) << written.err;
+    EXPECT_EQ(printed.out, fs::read_file(work.path() / "env.yml"));
+    EXPECT_EQ(printed.out.find('\r'), std::string::npos);
+    EXPECT_EQ(written.err.find('\r'), std::string::npos);
 }
 
 TEST_F(WindowsFlowCli, SetupMakesTheWindowsLayoutAndVerifyChecksIt) {
@@ -122,15 +136,15 @@ TEST_F(WindowsFlowCli, ExportWritesTheWindowsTarget) {
 
 TEST_F(WindowsFlowCli, ABundleSetsUpWithNoNetwork) {
     ASSERT_EQ(lock().exit_code, 0);
-    auto bundled = run({"bundle", "-l", path("env.lock.yml"), "-o", path("env.tar.zst"),
-                        "--target", "windows-x86_64-cpu", "--no-python"});
+    auto bundled = run({"bundle", "-l", path("env.lock.yml"), "-o", path("env.tar.zst"), "--target",
+                        "windows-x86_64-cpu", "--no-python"});
     ASSERT_EQ(bundled.exit_code, 0) << bundled.err;
     // Nothing listens on the indexes now: every byte must come from the bundle.
-    CliResult offline = run_cli({"--cache-dir", path("other-cache"), "--index-url",
-                                 "http://127.0.0.1:9/simple/", "--no-progress", "setup", "--bundle",
-                                 path("env.tar.zst"), "-p", path("restored"), "--python",
-                                 AITK_STANDIN_PYTHON, "--no-smoke-test"},
-                                "", {"AITK_ENV_NO_GPU=1"});
+    CliResult offline =
+        run_cli({"--cache-dir", path("other-cache"), "--index-url", "http://127.0.0.1:9/simple/",
+                 "--no-progress", "setup", "--bundle", path("env.tar.zst"), "-p", path("restored"),
+                 "--python", AITK_STANDIN_PYTHON, "--no-smoke-test"},
+                "", {"AITK_ENV_NO_GPU=1"});
     ASSERT_EQ(offline.exit_code, 0) << offline.err;
     EXPECT_TRUE(stdfs::is_directory(work.path() / "restored" / "Lib" / "site-packages" / "torch"));
     EXPECT_EQ(run({"verify", "-p", path("restored")}).exit_code, 0);

@@ -49,6 +49,19 @@ TEST(Libc, ParsesGlibcAndMuslBanners) {
     EXPECT_EQ((LibcInfo{"musl", ""}).to_string(), "musl");
 }
 
+#ifdef _WIN32
+TEST(ProbeHost, ThisMachineIsWindowsWithItsVersionAndMemory) {
+    auto host = probe_host(ProbeEnvironment::current());
+    EXPECT_EQ(host.os, OsKind::windows);
+    EXPECT_EQ(host.arch, "x86_64");
+    EXPECT_TRUE(host.libc.family.empty());
+    ASSERT_TRUE(host.memory_bytes);
+    EXPECT_GT(*host.memory_bytes, 100ull << 20);
+    EXPECT_FALSE(host.os_version.empty());
+    EXPECT_FALSE(host.wsl);
+}
+#endif
+
 TEST(ProbeHost, ThisMachineIsLinuxX86WithGlibc) {
     auto host = probe_host(ProbeEnvironment::current());
     EXPECT_EQ(host.os, OsKind::linux_os);

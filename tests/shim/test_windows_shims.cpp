@@ -8,8 +8,8 @@
 
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
-#include "aitk/util/utf8.hpp"
 #include "aitk/shim/shims.hpp"
+#include "aitk/util/utf8.hpp"
 #include "shim_support.hpp"
 
 namespace aitk::shim {
@@ -24,7 +24,9 @@ const std::string kPrefix = "C:\\Users\\Zo\xC3\xAB & Co\\100% env (x86)";
 const std::string kTricky = "a\"b ^c &d |e <f> (g) %PATH% !h! 'i' \xE2\x80\x99j\xE2\x80\x99";
 
 PrefixEnvironment tricky_prefix() {
-    PrefixEnvironment prefix{kPrefix, "", {}, ShimOs::windows, {}};
+    // A path from UTF-8 text as the CLI makes it (a plain std::string would be read in the
+    // ANSI code page on Windows).
+    PrefixEnvironment prefix{util::path_from_utf8(kPrefix), "", {}, ShimOs::windows, {}};
     prefix.variables = {
         {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"},
         {"TRICKY", kTricky},
@@ -47,7 +49,8 @@ const ShimFile& file_named(const std::vector<ShimFile>& files, const std::string
 }
 
 TEST(WindowsShims, FilesAndWhereTheyGo) {
-    auto files = render_shims(tricky_prefix(), kPrefix + "\\Lib\\site-packages");
+    auto files =
+        render_shims(tricky_prefix(), util::path_from_utf8(kPrefix + "\\Lib\\site-packages"));
     ASSERT_EQ(files.size(), 4u);
     EXPECT_EQ(files[0].path, "Scripts/aitk-run.cmd");
     EXPECT_EQ(files[1].path, "Scripts/Activate.ps1");
@@ -190,7 +193,6 @@ TEST(WindowsShims, ActivatePs1RunsInPwshWhenInstalled) {
                   "TRICKY=\n"
                   "PATH=/usr/bin;C:\\CUDA\\v12.4\\bin\n");
 }
-
 
 // verify leaves out exactly the site-packages files the shims write (else every Windows prefix
 // would report them as extra right after setup).
