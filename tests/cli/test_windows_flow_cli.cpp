@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../index/index_test_support.hpp"
+#include "../platform/fake_machine.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/utf8.hpp"
@@ -29,7 +30,7 @@ class WindowsFlowCli : public TorchMirrorTest {
   protected:
     void SetUp() override {
         TorchMirrorTest::SetUp();
-        fs::write_file_atomic(work.path() / "requirements.txt", "torch==2.9.0\nrequests\n");
+        aitk::fs::write_file_atomic(work.path() / "requirements.txt", "torch==2.9.0\nrequests\n");
     }
 
     // Through the one UTF-8 conversion: `work.path() / name` would read `name` in the ANSI code
@@ -58,13 +59,13 @@ class WindowsFlowCli : public TorchMirrorTest {
                     AITK_STANDIN_PYTHON, "--no-smoke-test", "--json"});
     }
 
-    fs::TempDir work = fs::TempDir::create("aitk-windows-flow");
+    aitk::fs::TempDir work = aitk::fs::TempDir::create("aitk-windows-flow");
 };
 
 TEST_F(WindowsFlowCli, LocksForWindowsAndLinuxTargets) {
     auto locked = lock();
     ASSERT_EQ(locked.exit_code, 0) << locked.err;
-    const auto text = fs::read_file(work.path() / "env.lock.yml");
+    const auto text = aitk::fs::read_file(work.path() / "env.lock.yml");
     EXPECT_NE(text.find("windows-x86_64-cpu"), std::string::npos);
     EXPECT_NE(text.find("linux-x86_64-cpu"), std::string::npos);
     EXPECT_NE(text.find("win_amd64.whl"), std::string::npos);
@@ -81,9 +82,63 @@ TEST_F(WindowsFlowCli, StdoutCarriesTheSameBytesAsTheFileWithoutCarriageReturns)
     auto written = run({"export", "-l", path("env.lock.yml"), "--format", "env-yml", "--target",
                         "windows-x86_64-cpu", "-o", path("env.yml")});
     ASSERT_EQ(written.exit_code, 0) << written.err;
-    EXPECT_EQ(printed.out, fs::read_file(work.path() / "env.yml"));
+    EXPECT_EQ(printed.out, aitk::fs::read_file(work.path() / "env.yml"));
     EXPECT_EQ(printed.out.find('\r'), std::string::npos);
     EXPECT_EQ(written.err.find('\r'), std::string::npos);
+}
+
+// The stand-in NVML as a DLL, loaded by aitk-env.exe through LoadLibrary, with Windows driver
+// numbers: each GPU gets the CUDA build of torch it runs, and a GPU no build runs is refused
+// rather than given the CPU build.
+TEST_F(WindowsFlowCli, EachGpuGetsTheCudaBuildItRunsAndNeverTheCpuBuildSilently) {
+    struct Case {
+        const char* name;
+        const char* nvml;  // nullptr: no NVIDIA driver
+        int exit_code;
+        const char* torch;  // exit 0: the build the plan installs; else part of the error
+    };
+    // This mirror has torch 2.9.0 for cpu, cu126 and cu130; torch 2.9.0's CUDA builds are cu126
+    // and cu128 (cu130 experimental), and CUDA 12 minor-version compatibility lets every CUDA 12
+    // build run on a Windows driver >= 528.33.
+    const Case cases[] = {
+        // cu128 is preferred, is not on the index, and is passed over for cu126.
+        {"rtx4090-581", "driver=581.57\ncuda=13000\ngpu=NVIDIA GeForce RTX 4090|24564|8.9\n", 0,
+         "2.9.0+cu126"},
+        // A CUDA 11.8 driver runs none of torch 2.9.0's builds.
+        {"rtx3090-522", "driver=522.06\ncuda=11080\ngpu=NVIDIA GeForce RTX 3090|24576|8.6\n", 3,
+         "update the driver"},
+        // sm_120: cu128 is passed over as above, and the experimental cu130 (which the index
+        // has, and this driver runs) is taken; never the CPU build.
+        {"rtx5090-581", "driver=581.57\ncuda=13000\ngpu=NVIDIA GeForce RTX 5090|32607|12.0\n", 0,
+         "2.9.0+cu130"},
+        {"no-gpu", nullptr, 0, "2.9.0+cpu"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        std::vector<std::string> env = {"-u AITK_ENV_NO_GPU", "AITK_ENV_NVIDIA_SOURCES=nvml"};
+        if (c.nvml != nullptr) {
+            env.push_back("AITK_ENV_NVML_LIBRARY=" +
+                          util::utf8_of(install_fake_nvml(work.path() / c.name, c.nvml)));
+        } else {
+            env.push_back("AITK_ENV_NVML_LIBRARY=" + path("no-such-nvml.dll"));
+        }
+        auto r = run({"setup", "-r", path("requirements.txt"), "--project", path(""), "-p",
+                      path(std::string("env-") + c.name), "--python", AITK_STANDIN_PYTHON,
+                      "--dry-run", "--json"},
+                     env);
+        ASSERT_EQ(r.exit_code, c.exit_code) << r.err << r.out;
+        if (c.exit_code != 0) {
+            EXPECT_NE(r.err.find(c.torch), std::string::npos) << r.err;
+            EXPECT_EQ(r.out, "") << "a refusal plans nothing";
+            continue;
+        }
+        std::string planned;
+        const auto outcome = nlohmann::json::parse(r.out);
+        for (const auto& p : outcome["sync"]["install"]) {
+            if (p["name"] == "torch") planned = p["version"].get<std::string>();
+        }
+        EXPECT_EQ(planned, c.torch) << r.out;
+    }
 }
 
 TEST_F(WindowsFlowCli, SetupMakesTheWindowsLayoutAndVerifyChecksIt) {
@@ -98,11 +153,11 @@ TEST_F(WindowsFlowCli, SetupMakesTheWindowsLayoutAndVerifyChecksIt) {
     EXPECT_TRUE(stdfs::is_directory(prefix / "Lib" / "site-packages" / "torch"));
     // torch's console script becomes a real launcher .exe (a PE image, "MZ").
     ASSERT_TRUE(stdfs::is_regular_file(prefix / "Scripts" / "torchrun.exe"));
-    EXPECT_EQ(fs::read_file(prefix / "Scripts" / "torchrun.exe").substr(0, 2), "MZ");
+    EXPECT_EQ(aitk::fs::read_file(prefix / "Scripts" / "torchrun.exe").substr(0, 2), "MZ");
 
     auto clean = run({"verify", "-p", path("env")});
     EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
-    fs::write_file_atomic(prefix / "Lib" / "site-packages" / "torch" / "__init__.py", "changed\n");
+    aitk::fs::write_file_atomic(prefix / "Lib" / "site-packages" / "torch" / "__init__.py", "changed\n");
     auto drift = run({"verify", "-p", path("env")});
     EXPECT_EQ(drift.exit_code, 4) << drift.out << drift.err;
     EXPECT_NE((drift.out + drift.err).find("torch"), std::string::npos);
