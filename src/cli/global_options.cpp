@@ -9,6 +9,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -117,6 +119,34 @@ app::ProgressStyle progress_style(const GlobalOptions& g) {
     const bool terminal = ::isatty(STDERR_FILENO) != 0;
 #endif
     return app::choose_progress_style(terminal, g.verbosity < 0, g.no_progress);
+}
+
+void reread_environment_as_utf8([[maybe_unused]] const std::vector<std::string>& argv,
+                                [[maybe_unused]] GlobalOptions& g) {
+#ifdef _WIN32
+    auto on_command_line = [&](const std::string& flag) {
+        return std::any_of(argv.begin(), argv.end(), [&](const std::string& a) {
+            return a == flag || a.rfind(flag + "=", 0) == 0;
+        });
+    };
+    auto text = [&](const char* flag, const char* name, std::string& target) {
+        if (on_command_line(flag)) return;
+        if (auto value = util::env_utf8(name)) target = *value;
+    };
+    auto list = [&](const char* flag, const char* name, std::vector<std::string>& target) {
+        if (on_command_line(flag)) return;
+        auto value = util::env_utf8(name);
+        if (!value) return;
+        target.clear();
+        for (auto& item : util::split(*value, ' '))
+            if (!item.empty()) target.push_back(std::string(item));
+    };
+    text("--cache-dir", "AITK_ENV_CACHE_DIR", g.cache_dir);
+    text("--index-url", "AITK_ENV_INDEX_URL", g.index_url);
+    text("--torch-index-url", "AITK_ENV_TORCH_INDEX_URL", g.torch_index_url);
+    list("--extra-index-url", "AITK_ENV_EXTRA_INDEX_URL", g.extra_index_urls);
+    list("--find-links", "AITK_ENV_FIND_LINKS", g.find_links);
+#endif
 }
 
 void add_global_options(CLI::App& app, GlobalOptions& g) {

@@ -33,6 +33,12 @@ struct GlobalOptions {
 
 void add_global_options(CLI::App& app, GlobalOptions& globals);
 
+// After parsing, on Windows: the text options CLI11 filled from their AITK_ENV_* variable read
+// again as UTF-8 (CLI11 reads them through getenv, in the ANSI code page, which turns
+// "C:\Users\Zoë\cache" into another folder). `argv` is the UTF-8 command line: a flag given there
+// wins, as it did in the parse. Nothing elsewhere.
+void reread_environment_as_utf8(const std::vector<std::string>& argv, GlobalOptions& globals);
+
 // The index and network parts of the global options, as every downloading command takes them.
 app::IndexSettings index_settings(const GlobalOptions& globals);
 // AITK_ENV_HTTP_RETRIES, AITK_ENV_HTTP_TIMEOUT and AITK_ENV_HTTP_RETRY_DELAY_MS come from

@@ -141,6 +141,19 @@ TEST_F(WindowsFlowCli, EachGpuGetsTheCudaBuildItRunsAndNeverTheCpuBuildSilently)
     }
 }
 
+TEST_F(WindowsFlowCli, AVariableHoldingANonAsciiPathNamesThatFolder) {
+    // CLI11 reads AITK_ENV_* through getenv, in the ANSI code page; the value is read again
+    // as UTF-16. The flag still wins over the variable.
+    const std::string cache = path("Zoë 日本 cache");
+    auto r = run_cli({"cache", "dir"}, "", {"AITK_ENV_CACHE_DIR=" + cache});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, cache + "\n");
+    r = run_cli({"--cache-dir", path("flag cache"), "cache", "dir"}, "",
+                {"AITK_ENV_CACHE_DIR=" + cache});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, path("flag cache") + "\n");
+}
+
 TEST_F(WindowsFlowCli, SetupMakesTheWindowsLayoutAndVerifyChecksIt) {
     ASSERT_EQ(lock().exit_code, 0);
     auto done = setup("env");
@@ -157,7 +170,8 @@ TEST_F(WindowsFlowCli, SetupMakesTheWindowsLayoutAndVerifyChecksIt) {
 
     auto clean = run({"verify", "-p", path("env")});
     EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
-    aitk::fs::write_file_atomic(prefix / "Lib" / "site-packages" / "torch" / "__init__.py", "changed\n");
+    aitk::fs::write_file_atomic(prefix / "Lib" / "site-packages" / "torch" / "__init__.py",
+                                "changed\n");
     auto drift = run({"verify", "-p", path("env")});
     EXPECT_EQ(drift.exit_code, 4) << drift.out << drift.err;
     EXPECT_NE((drift.out + drift.err).find("torch"), std::string::npos);
