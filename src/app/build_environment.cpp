@@ -19,6 +19,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -42,7 +43,7 @@ pep::Version version_of(const python::Interpreter& interpreter) {
     auto version = pep::Version::parse(interpreter.version);
     if (!version) {
         throw util::Error(util::ExitCode::failure,
-                          "the interpreter " + interpreter.executable.string() +
+                          "the interpreter " + util::utf8_of(interpreter.executable) +
                               " reports no usable version ('" + interpreter.version + "')");
     }
     return *version;

@@ -17,6 +17,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -32,7 +33,7 @@ const std::string damaged_hint =
     "copy the bundle again (its sha256 is printed by `aitk-env bundle`) or make a new one";
 
 [[noreturn]] void refuse(const stdfs::path& bundle, const std::string& what) {
-    throw util::Error(util::ExitCode::failure, "bundle " + bundle.string() + ": " + what,
+    throw util::Error(util::ExitCode::failure, "bundle " + util::utf8_of(bundle) + ": " + what,
                       damaged_hint);
 }
 
@@ -71,7 +72,7 @@ Manifest parse_manifest(const stdfs::path& bundle, const std::string& text) {
         const int version = json.at("format_version").get<int>();
         if (version != bundle_format_version) {
             throw util::Error(util::ExitCode::failure,
-                              "bundle " + bundle.string() + " has format version " +
+                              "bundle " + util::utf8_of(bundle) + " has format version " +
                                   std::to_string(version) + "; this aitk-env reads version " +
                                   std::to_string(bundle_format_version),
                               "use the aitk-env that made the bundle, or bundle again with this "
@@ -218,7 +219,7 @@ std::string lock_for_setup(const lock::Lockfile& lock, const std::string& text,
 ImportedBundle import_bundle(const stdfs::path& bundle, const stdfs::path& cache_root) {
     std::error_code ec;
     if (!stdfs::is_regular_file(bundle, ec)) {
-        throw util::InputError(bundle.string() + " does not exist or is not a file",
+        throw util::InputError(util::utf8_of(bundle) + " does not exist or is not a file",
                                "give the file `aitk-env bundle -o` wrote");
     }
     cache::Cache cache(cache_root);
@@ -255,7 +256,7 @@ ImportedBundle import_bundle(const stdfs::path& bundle, const stdfs::path& cache
     check_members(bundle, manifest, extracted);
 
     const std::string lock_text = fs::read_file(members / std::string(bundle_lock_member));
-    auto parsed = lock::parse_lockfile(lock_text, bundle.string() + "!lock.yml");
+    auto parsed = lock::parse_lockfile(lock_text, util::utf8_of(bundle) + "!lock.yml");
     if (!parsed) refuse(bundle, std::string("lock.yml: ") + parsed.error().to_error().what());
     check_against_lock(bundle, manifest, *parsed);
 
@@ -305,7 +306,7 @@ SetupOutcome run_setup_from_bundle(const SetupRequest& request) {
     offline.indexes = {};            // nothing is looked up: no mirror of the lock's files either
     auto outcome = run_setup(offline);
     outcome.lockfile = bundle;
-    std::vector<std::string> notes = {"installed from the bundle " + bundle.string() + " (" +
+    std::vector<std::string> notes = {"installed from the bundle " + util::utf8_of(bundle) + " (" +
                                       std::to_string(imported.imported) +
                                       " files moved into the cache)"};
     notes.insert(notes.end(), imported.notes.begin(), imported.notes.end());

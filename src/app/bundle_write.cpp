@@ -20,6 +20,7 @@
 #include "aitk/util/major_minor.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -131,14 +132,14 @@ BundleOutcome write_bundle(const BundleRequest& request) {
     const stdfs::path out_path = fs::absolute_from(request.cwd, request.output);
     std::error_code ec;
     if (!stdfs::is_regular_file(lock_path, ec)) {
-        throw util::InputError(lock_path.string() + " does not exist",
+        throw util::InputError(util::utf8_of(lock_path) + " does not exist",
                                "make one with `aitk-env lock`");
     }
     const std::string lock_text = fs::read_file(lock_path);
-    auto parsed = lock::parse_lockfile(lock_text, lock_path.string());
+    auto parsed = lock::parse_lockfile(lock_text, util::utf8_of(lock_path));
     if (!parsed) throw parsed.error().to_error();
     const lock::Lockfile& lock = *parsed;
-    const auto targets = chosen_targets(lock, request.targets, lock_path.filename().string());
+    const auto targets = chosen_targets(lock, request.targets, util::utf8_of(lock_path.filename()));
     const auto& table =
         request.python_builds ? *request.python_builds : python::standalone_builds();
 
@@ -287,7 +288,7 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             auto actual = fs::sha256_file_hex(p.file);
             if (actual != sha) {
                 throw util::Error(util::ExitCode::failure,
-                                  "the cached " + p.file.string() + " is damaged: sha256 " +
+                                  "the cached " + util::utf8_of(p.file) + " is damaged: sha256 " +
                                       actual + ", expected " + sha,
                                   "delete it (or run `aitk-env cache clean`) and bundle again");
             }
@@ -362,7 +363,7 @@ nlohmann::json BundleOutcome::to_json() const {
                         {"size", m.size},
                         {"targets", m.targets}});
     }
-    return {{"path", path.string()},
+    return {{"path", util::utf8_of(path)},
             {"targets", targets},
             {"members", list},
             {"downloaded", downloaded},
@@ -386,9 +387,9 @@ std::string BundleOutcome::summary() const {
            " downloaded, the rest from the cache)\n";
     for (const auto& note : notes)
         out += "note     " + note + "\n";
-    out += "wrote    " + path.string() + " (" + std::to_string(archive_bytes) + " bytes)\n";
+    out += "wrote    " + util::utf8_of(path) + " (" + std::to_string(archive_bytes) + " bytes)\n";
     out += "sha256   " + sha256 + "\n";
-    out += "install  aitk-env setup --bundle " + path.filename().string() + "\n";
+    out += "install  aitk-env setup --bundle " + util::utf8_of(path.filename()) + "\n";
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -40,7 +41,7 @@ std::string compile_chunk(const install::PrefixLayout& layout, std::string list,
     // so every path arrives byte for byte whatever the locale. -f as pip: the files are fresh,
     // and a .pyc shipped in the wheel must not be trusted by its timestamp.
     request.argv = {
-        layout.python.string(), "-X", "utf8", "-m", "compileall", "-q", "-f", "-i", "-"};
+        util::utf8_of(layout.python), "-X", "utf8", "-m", "compileall", "-q", "-f", "-i", "-"};
     // A PYTHONHOME or PYTHONPATH meant for another interpreter can stop this one from starting
     // or shadow its compileall.
     request.environment_changes = {{"PYTHONHOME", std::nullopt}, {"PYTHONPATH", std::nullopt}};
@@ -51,13 +52,14 @@ std::string compile_chunk(const install::PrefixLayout& layout, std::string list,
     // CPU must still never turn into a spurious failure.
     request.timeout = std::chrono::minutes(10) + std::chrono::milliseconds(200) * files;
     auto result = util::run_process(request);
-    if (!result) return "cannot run " + layout.python.string() + ": " + result.error().message;
+    if (!result)
+        return "cannot run " + util::utf8_of(layout.python) + ": " + result.error().message;
     if (result->succeeded()) return {};
     bool only_bad_files = result->end == util::ProcessEnd::exited && result->exit_code == 1 &&
                           result->out.find(compile_failure_marker) != std::string::npos;
     if (only_bad_files) return {};
     std::string tail = last_lines(result->err.empty() ? result->out : result->err, 5);
-    return layout.python.string() + " -m compileall " + result->describe() +
+    return util::utf8_of(layout.python) + " -m compileall " + result->describe() +
            (tail.empty() ? std::string() : ":\n" + tail);
 }
 
@@ -71,7 +73,7 @@ BytecodeOutcome compile_bytecode(const install::PrefixLayout& layout,
     std::vector<std::string> paths;
     paths.reserve(files.size());
     for (const auto& file : files) {
-        auto s = file.string();
+        auto s = util::utf8_of(file);
         if (s.find_first_of("\r\n") == std::string::npos) paths.push_back(std::move(s));
     }
     BytecodeOutcome outcome;
@@ -98,7 +100,7 @@ BytecodeOutcome compile_bytecode(const install::PrefixLayout& layout,
     for (const auto& error : errors) {
         if (!error.empty()) {
             throw util::Error(util::ExitCode::failure, "compiling bytecode failed: " + error,
-                              "check that " + layout.python.string() +
+                              "check that " + util::utf8_of(layout.python) +
                                   " runs, or set up again without --compile-bytecode");
         }
     }

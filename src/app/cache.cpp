@@ -1,5 +1,5 @@
-#include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
+#include "aitk/util/utf8.hpp"
 
 #include <array>
 #include <cstdio>
@@ -30,9 +30,9 @@ std::string usage_line(std::string_view label, const cache::Usage& u) {
 
 CacheReport describe(const cache::CacheInfo& info, std::string_view heading) {
     CacheReport r;
-    r.json["root"] = info.root.string();
+    r.json["root"] = util::utf8_of(info.root);
     r.json["total_bytes"] = info.total_bytes();
-    r.text = std::string(heading) + " " + info.root.string() + "\n";
+    r.text = std::string(heading) + " " + util::utf8_of(info.root) + "\n";
     for (cache::Kind kind : kAllKinds) {
         r.json["kinds"][std::string(cache::to_string(kind))] = usage_json(info.of(kind));
         r.text += usage_line(cache::to_string(kind), info.of(kind));
@@ -77,14 +77,14 @@ CacheReport cache_prune(const std::filesystem::path& root,
     options.http_older_than = http_older_than;
     cache::PruneReport report = cache::prune(c, options);
     CacheReport r;
-    r.json = json{{"root", root.string()},
+    r.json = json{{"root", util::utf8_of(root)},
                   {"freed_bytes", report.freed_bytes()},
                   {"removed",
                    {{"unpacked", usage_json(report.removed_unpacked)},
                     {"http", usage_json(report.removed_http)},
                     {"temp", usage_json(report.removed_temp)}}}};
-    r.text = "pruned " + root.string() + ": freed " + human_bytes(report.freed_bytes()) + "\n" +
-             usage_line("unpacked", report.removed_unpacked) +
+    r.text = "pruned " + util::utf8_of(root) + ": freed " + human_bytes(report.freed_bytes()) +
+             "\n" + usage_line("unpacked", report.removed_unpacked) +
              usage_line("http", report.removed_http) + usage_line("temp", report.removed_temp);
     return r;
 }

@@ -21,6 +21,7 @@
 #include "aitk/python/interpreter_cache.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 
@@ -77,7 +78,7 @@ Wanted read_wanted(const DoctorOptions& options, const platform::Tables& tables)
     Wanted w;
     w.profiles = tables.hardware.profiles;
     if (options.manifest.empty()) return w;
-    std::string name = options.manifest.string();
+    std::string name = util::utf8_of(options.manifest);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(options.manifest, ec)) {
         throw util::InputError("manifest " + name + " does not exist",
@@ -248,7 +249,7 @@ DoctorCheck pythons_check(const std::vector<python::Interpreter>& pythons) {
 }
 
 DoctorCheck disk_check(const DoctorReport& r, const platform::Tables& tables) {
-    std::string where = r.prefix.string();
+    std::string where = util::utf8_of(r.prefix);
     if (!r.disk_free_bytes)
         return {"disk", CheckStatus::warn, "free space at " + where + " is unknown"};
     double gib = static_cast<double>(*r.disk_free_bytes) / (1024.0 * 1024.0 * 1024.0);
@@ -332,10 +333,10 @@ DoctorCheck check_msvc_runtime(const std::filesystem::path& system32) {
     auto missing = platform::missing_msvc_runtime_dlls(system32);
     if (missing.empty()) {
         return {"msvc-runtime", CheckStatus::ok,
-                "the MSVC runtime DLLs are in " + system32.string()};
+                "the MSVC runtime DLLs are in " + util::utf8_of(system32)};
     }
     return {"msvc-runtime", CheckStatus::fail,
-            util::join(missing, ", ") + " missing from " + system32.string() +
+            util::join(missing, ", ") + " missing from " + util::utf8_of(system32) +
                 ": `import torch` fails with WinError 126 (fbgemm.dll); install the Visual C++ "
                 "2015-2022 "
                 "Redistributable: " +
@@ -447,7 +448,7 @@ DoctorReport run_doctor(const DoctorOptions& options) {
         } catch (const util::Error& e) {
             r.checks.push_back(
                 {"native-libraries", CheckStatus::warn,
-                 std::string("could not scan ") + options.prefix.string() + ": " + e.what()});
+                 std::string("could not scan ") + util::utf8_of(options.prefix) + ": " + e.what()});
         }
     }
     return r;
@@ -500,8 +501,8 @@ json DoctorReport::to_json() const {
     json pys = json::array();
     for (const auto& p : pythons) {
         pys.push_back({{"version", p.version},
-                       {"path", p.executable.string()},
-                       {"found_as", p.path.string()},
+                       {"path", util::utf8_of(p.executable)},
+                       {"found_as", util::utf8_of(p.path)},
                        {"implementation", p.implementation}});
     }
     j["pythons"] = std::move(pys);
@@ -513,7 +514,7 @@ json DoctorReport::to_json() const {
                          {"message", p.message}});
     }
     j["profiles"] = std::move(profs);
-    json disk = {{"path", prefix.string()}, {"free_gib", nullptr}};
+    json disk = {{"path", util::utf8_of(prefix)}, {"free_gib", nullptr}};
     if (disk_free_bytes) {
         disk["free_gib"] =
             std::round(static_cast<double>(*disk_free_bytes) / (1024.0 * 1024.0 * 1024.0) * 10.0) /

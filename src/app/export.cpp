@@ -8,6 +8,7 @@
 #include "aitk/lock/exporters.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::embedded {
 std::string_view export_dockerfile_in();
@@ -56,7 +57,7 @@ Loaded load(const ExportRequest& request) {
     if (!own) {
         throw util::InputError(
             request.prefix->string() + " keeps no lockfile (no " +
-                (layout.state / "lock.yml").string() + ")",
+                util::utf8_of(layout.state / "lock.yml") + ")",
             "give the prefix one with `aitk-env setup -p " + request.prefix->string() +
                 "` or `aitk-env sync -l LOCK -p " + request.prefix->string() +
                 "`, record what it holds with `aitk-env snapshot`, or export a lockfile with -l");
@@ -64,7 +65,7 @@ Loaded load(const ExportRequest& request) {
     out.lock = std::move(own->lock);
     out.prefix_target = own->target;
     out.path = layout.state / "lock.yml";
-    out.label = (*request.prefix / ".aitk-env" / "lock.yml").generic_string();
+    out.label = util::generic_utf8_of(*request.prefix / ".aitk-env" / "lock.yml");
     out.prefix = prefix;
     return out;
 }
@@ -90,7 +91,7 @@ const lock::LockedTarget& choose_target(const Loaded& loaded, const std::string&
 std::optional<std::string> inside(const stdfs::path& path, const stdfs::path& base) {
     const auto relative = path.lexically_relative(base);
     if (relative.empty() || *relative.begin() == "..") return std::nullopt;
-    return relative.generic_string();
+    return util::generic_utf8_of(relative);
 }
 
 lock::DockerfileOptions docker_options(const Loaded& loaded, const stdfs::path& context,
@@ -98,10 +99,11 @@ lock::DockerfileOptions docker_options(const Loaded& loaded, const stdfs::path& 
     lock::DockerfileOptions options;
     auto lock_path = inside(loaded.path, context);
     if (!lock_path) {
-        lock_path = loaded.path.filename().generic_string();
-        notes.push_back("the lockfile " + loaded.path.string() +
-                        " lies outside the build context " + context.string() + ": copy it to " +
-                        (context / *lock_path).string() + " before `docker build`");
+        lock_path = util::generic_utf8_of(loaded.path.filename());
+        notes.push_back("the lockfile " + util::utf8_of(loaded.path) +
+                        " lies outside the build context " + util::utf8_of(context) +
+                        ": copy it to " + util::utf8_of(context / *lock_path) +
+                        " before `docker build`");
     }
     options.lock_path = *lock_path;
     if (loaded.prefix) {
@@ -119,7 +121,7 @@ lock::DockerfileOptions docker_options(const Loaded& loaded, const stdfs::path& 
 nlohmann::json ExportOutcome::to_json() const {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& path : written)
-        files.push_back(path.string());
+        files.push_back(util::utf8_of(path));
     return {{"format", format},
             {"target", target},
             {"written", files},

@@ -23,6 +23,7 @@
 #include "aitk/resolve/resolver.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "hash_downloads.hpp"
 
 namespace aitk::app {
@@ -471,7 +472,7 @@ std::optional<lock::Lockfile> read_existing(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return std::nullopt;
     auto text = fs::read_file(path);
-    auto parsed = lock::parse_lockfile(text, path.string());
+    auto parsed = lock::parse_lockfile(text, util::utf8_of(path));
     if (!parsed) throw parsed.error().to_error();
     return std::move(*parsed);
 }
@@ -492,7 +493,7 @@ project::ProjectInput load_project_input(const InputSelection& input,
         auto path = fs::absolute_from(cwd, *input.requirements);
         auto file = project::read_requirements_file(path, read_options);
         if (!file) throw file.error().to_error();
-        return project::from_requirements(*file, path.stem().string());
+        return project::from_requirements(*file, util::utf8_of(path.stem()));
     }
     if (input.conda_file) {
         auto path = fs::absolute_from(cwd, *input.conda_file);
@@ -555,9 +556,9 @@ void lock_targets(const LockRequest& request, const project::ProjectInput& input
     auto previous = read_existing(outcome.path);
     if (request.check) {
         if (!previous) {
-            outcome.stale_reason = outcome.path.string() + " does not exist";
+            outcome.stale_reason = util::utf8_of(outcome.path) + " does not exist";
         } else if (previous->input_hash != input_hash) {
-            outcome.stale_reason = outcome.path.string() +
+            outcome.stale_reason = util::utf8_of(outcome.path) +
                                    " was locked from other inputs (the requirements, Python, "
                                    "targets or indexes changed)";
         } else {
@@ -668,10 +669,10 @@ lock::Lockfile read_lockfile(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
         throw util::InputError(
-            "lockfile " + path.string() + " does not exist",
+            "lockfile " + util::utf8_of(path) + " does not exist",
             "make one with `aitk-env lock`, or pass the path of an existing one");
     }
-    auto parsed = lock::parse_lockfile(fs::read_file(path), path.string());
+    auto parsed = lock::parse_lockfile(fs::read_file(path), util::utf8_of(path));
     if (!parsed) throw parsed.error().to_error();
     return std::move(*parsed);
 }
@@ -682,7 +683,7 @@ nlohmann::json LockOutcome::to_json() const {
         targets.push_back(
             {{"id", target.id}, {"python", target.python}, {"packages", target.packages.size()}});
     }
-    return {{"lockfile", path.string()},
+    return {{"lockfile", util::utf8_of(path)},
             {"written", written},
             {"up_to_date", up_to_date},
             {"stale_reason",

@@ -13,6 +13,7 @@
 #include "aitk/pep/version.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -209,7 +210,8 @@ std::vector<LockedArtifact> locked_artifacts(const lock::Lockfile& lock,
 }
 
 MirrorOutcome run_mirror(const MirrorRequest& request) {
-    auto parsed = lock::parse_lockfile(fs::read_file(request.lockfile), request.lockfile.string());
+    auto parsed =
+        lock::parse_lockfile(fs::read_file(request.lockfile), util::utf8_of(request.lockfile));
     if (!parsed) throw parsed.error().to_error();
     auto artifacts = locked_artifacts(*parsed, request.targets);
 
@@ -276,20 +278,20 @@ MirrorOutcome run_mirror(const MirrorRequest& request) {
 }
 
 nlohmann::json MirrorOutcome::to_json() const {
-    return {{"output", output.string()},
+    return {{"output", util::utf8_of(output)},
             {"projects", projects},
             {"files", files},
             {"downloaded", downloaded},
             {"written", written},
             {"unchanged", unchanged},
-            {"index_url", (output / "simple").string()}};
+            {"index_url", util::utf8_of(output / "simple")}};
 }
 
 std::string MirrorOutcome::summary() const {
-    return "mirror   " + output.string() + ": " + std::to_string(files) + " files of " +
+    return "mirror   " + util::utf8_of(output) + ": " + std::to_string(files) + " files of " +
            std::to_string(projects) + " projects (" + std::to_string(downloaded) + " downloaded, " +
            std::to_string(written) + " written, " + std::to_string(unchanged) +
-           " unchanged)\nserve    " + (output).string() +
+           " unchanged)\nserve    " + util::utf8_of(output) +
            " with any static web server; install with `aitk-env --index-url <its URL>/simple "
            "setup -l LOCK`\n";
 }

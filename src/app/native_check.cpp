@@ -7,6 +7,7 @@
 #include "aitk/platform/windows_runtime.hpp"
 #include "aitk/shim/environment_policy.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 
@@ -79,7 +80,7 @@ std::vector<stdfs::path> prefix_dll_directories(const stdfs::path& root) {
 }
 
 bool shims_drop(const diag::Finding& f) {
-    return !f.found_entry.empty() && shim::is_shadowing_library_dir(f.found_entry.string());
+    return !f.found_entry.empty() && shim::is_shadowing_library_dir(util::utf8_of(f.found_entry));
 }
 
 std::string variable_of(const diag::Finding& f) {
@@ -173,7 +174,7 @@ std::vector<DoctorCheck> native_scan_checks(const diag::ScanReport& report) {
     if (checks.empty()) {
         checks.push_back({"native-libraries", CheckStatus::ok,
                           std::to_string(report.libraries) + " native libraries under " +
-                              report.root.string() + " load (" +
+                              util::utf8_of(report.root) + " load (" +
                               std::string(diag::target_os_name(report.os)) + " search order)"});
     }
     return checks;
@@ -183,14 +184,14 @@ json native_scan_json(const diag::ScanReport& report) {
     auto paths = [](const std::vector<stdfs::path>& ps) {
         json a = json::array();
         for (const auto& p : ps)
-            a.push_back(p.string());
+            a.push_back(util::utf8_of(p));
         return a;
     };
     json findings = json::array();
     for (const auto& f : report.findings) {
         json searched = json::array();
         for (const auto& s : f.searched)
-            searched.push_back({{"origin", s.origin}, {"folder", s.folder.string()}});
+            searched.push_back({{"origin", s.origin}, {"folder", util::utf8_of(s.folder)}});
         findings.push_back({
             {"kind", diag::finding_kind_name(f.kind)},
             {"status", check_status_name(finding_status(f))},
@@ -199,10 +200,10 @@ json native_scan_json(const diag::ScanReport& report) {
             {"importers", paths(f.importers)},
             {"delay_load", f.delay_load},
             {"searched", searched},
-            {"found", f.found.string()},
+            {"found", util::utf8_of(f.found)},
             {"found_origin", f.found_origin},
-            {"found_entry", f.found_entry.string()},
-            {"bundled", f.bundled.string()},
+            {"found_entry", util::utf8_of(f.found_entry)},
+            {"bundled", util::utf8_of(f.bundled)},
             {"architecture", f.architecture},
             {"expected_architecture", f.expected_architecture},
             {"symbols", f.symbols},
@@ -215,7 +216,7 @@ json native_scan_json(const diag::ScanReport& report) {
         });
     }
     return {
-        {"root", report.root.string()},
+        {"root", util::utf8_of(report.root)},
         {"os", diag::target_os_name(report.os)},
         {"architecture", report.architecture},
         {"libraries", report.libraries},

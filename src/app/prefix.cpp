@@ -9,6 +9,7 @@
 #include "aitk/shim/environment_policy.hpp"
 #include "aitk/shim/shims.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -21,8 +22,8 @@ constexpr std::string_view prefix_target_file = "target";
 install::PrefixLayout open_prefix(const std::filesystem::path& prefix, bool windows) {
     auto layout = install::PrefixLayout::read(prefix, windows);
     if (!layout) {
-        throw util::InputError(prefix.string() + " is not a prefix (no pyvenv.cfg)",
-                               "create it with `aitk-env setup -p " + prefix.string() + "`");
+        throw util::InputError(util::utf8_of(prefix) + " is not a prefix (no pyvenv.cfg)",
+                               "create it with `aitk-env setup -p " + util::utf8_of(prefix) + "`");
     }
     return *layout;
 }
@@ -31,7 +32,7 @@ std::optional<PrefixLock> read_prefix_lock(const install::PrefixLayout& layout) 
     std::error_code ec;
     auto path = layout.state / prefix_lock_file;
     if (!std::filesystem::exists(path, ec)) return std::nullopt;
-    auto parsed = lock::parse_lockfile(fs::read_file(path), path.string());
+    auto parsed = lock::parse_lockfile(fs::read_file(path), util::utf8_of(path));
     if (!parsed) throw parsed.error().to_error();
     PrefixLock out{std::move(*parsed), {}};
     auto target_path = layout.state / prefix_target_file;

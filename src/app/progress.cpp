@@ -5,6 +5,7 @@
 #include "aitk/app/cache.hpp"  // human_bytes
 #include "aitk/index/url.hpp"
 #include "aitk/util/hex.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -56,7 +57,7 @@ std::string DownloadProgress::name_of(std::size_t id) const {
 void DownloadProgress::on_start(const net::TransferInfo& info) {
     // The URL names the artifact; a destination is often a staging file with a temporary name.
     std::string name = util::percent_decode(last_path_segment(info.url));
-    if (name.empty() && info.destination) name = info.destination->filename().string();
+    if (name.empty() && info.destination) name = util::utf8_of(info.destination->filename());
     names_[info.id] = name.empty() ? info.url : name;
     draw(false);
 }

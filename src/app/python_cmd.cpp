@@ -15,6 +15,7 @@
 #include "aitk/python/request.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 
@@ -67,8 +68,8 @@ std::string padded(std::string text, std::size_t width) {
 }
 
 std::string interpreter_line(const python::Interpreter& i) {
-    std::string line = padded(i.version, 9) + padded(i.implementation, 9) + i.path.string();
-    if (i.executable != i.path) line += " -> " + i.executable.string();
+    std::string line = padded(i.version, 9) + padded(i.implementation, 9) + util::utf8_of(i.path);
+    if (i.executable != i.path) line += " -> " + util::utf8_of(i.executable);
     return line + "\n";
 }
 
@@ -93,9 +94,9 @@ nlohmann::json install_json(const python::StandaloneInstall& s) {
             {"build", s.build.build},
             {"os", s.build.os},
             {"arch", s.build.arch},
-            {"root", s.root.string()},
-            {"path", s.interpreter.path.string()},
-            {"executable", s.interpreter.executable.string()},
+            {"root", util::utf8_of(s.root)},
+            {"path", util::utf8_of(s.interpreter.path)},
+            {"executable", util::utf8_of(s.interpreter.executable)},
             {"downloaded", s.downloaded},
             {"unpacked", s.unpacked}};
 }
@@ -124,13 +125,13 @@ nlohmann::json interpreter_json(const python::Interpreter& i,
     nlohmann::json markers = pep::marker_map(i.markers);
     return {{"version", i.version},
             {"implementation", i.implementation},
-            {"path", i.path.string()},
-            {"executable", i.executable.string()},
+            {"path", util::utf8_of(i.path)},
+            {"executable", util::utf8_of(i.executable)},
             {"standalone", !cache_root.empty() && is_under(i.path, standalone_dir(cache_root))},
             {"sys_platform", i.sys_platform},
             {"machine", i.machine},
             {"libc", i.libc.empty() ? "" : i.libc + " " + i.libc_version},
-            {"base_prefix", i.base_prefix.string()},
+            {"base_prefix", util::utf8_of(i.base_prefix)},
             {"markers", markers}};
 }
 
@@ -151,10 +152,10 @@ PythonReport python_list(const PythonOptions& options) {
                                         {"build", s.build},
                                         {"os", s.os},
                                         {"arch", s.arch},
-                                        {"root", s.root.string()},
-                                        {"path", s.executable.string()}});
+                                        {"root", util::utf8_of(s.root)},
+                                        {"path", util::utf8_of(s.executable)}});
         r.text += "  " + padded(s.version, 9) + padded(s.build, 10) +
-                  padded(s.os + "-" + s.arch, 15) + s.executable.string() + "\n";
+                  padded(s.os + "-" + s.arch, 15) + util::utf8_of(s.executable) + "\n";
     }
     return r;
 }
@@ -171,7 +172,7 @@ PythonReport python_find(const PythonOptions& options, std::string_view spec) {
         return r;
     }
     r.json = interpreter_json(*found, options.cache_root);
-    r.text = found->path.string() + "\n";
+    r.text = util::utf8_of(found->path) + "\n";
     return r;
 }
 
@@ -182,7 +183,7 @@ PythonReport python_install(const PythonOptions& options, std::string_view versi
     r.text = (installed.unpacked ? "installed CPython " : "CPython ") + installed.build.version +
              " (" + installed.build.build + ") " +
              (installed.unpacked ? "at " : "is installed at ") +
-             installed.interpreter.path.string() + "\n";
+             util::utf8_of(installed.interpreter.path) + "\n";
     return r;
 }
 

@@ -3,6 +3,7 @@
 #include "aitk/app/artifact_locations.hpp"
 #include "aitk/project/tool_config.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 
@@ -49,7 +50,7 @@ RewriteSources rewrite_sources(std::vector<std::string> command_line,
         sources.user_config = std::filesystem::path(appdata) / "aitk-env" / "config.yaml";
     std::string site = get("AITK_ENV_SYSTEM_CONFIG_DIR");
     if (site.empty() && absolute(get("PROGRAMDATA")))
-        site = (std::filesystem::path(get("PROGRAMDATA")) / "aitk-env").string();
+        site = util::utf8_of(std::filesystem::path(get("PROGRAMDATA")) / "aitk-env");
 #else
     if (auto xdg = get("XDG_CONFIG_HOME"); absolute(xdg)) {
         sources.user_config = std::filesystem::path(xdg) / "aitk-env" / "config.yaml";

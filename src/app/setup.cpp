@@ -19,6 +19,7 @@
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 #include "setup_venv.hpp"
 
 namespace aitk::app {
@@ -35,7 +36,7 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
         bool is_path = request.python->find('/') != std::string::npos ||
                        request.python->find('\\') != std::string::npos;
         if (is_path) {
-            spec = fs::absolute_from(request.cwd, *request.python).string();
+            spec = util::utf8_of(fs::absolute_from(request.cwd, *request.python));
         } else if (util::major_minor(*request.python) != wanted) {
             throw util::InputError("--python " + *request.python + ": the lock target " +
                                        target.id + " was resolved for Python " + target.python,
@@ -113,7 +114,7 @@ std::string smoke_test(const install::PrefixLayout& layout, const lock::LockedTa
     util::ProcessRequest process;
     process.environment = environment;
     process.timeout = std::chrono::seconds(120);
-    process.argv = {(layout.scripts / (layout.windows ? "aitk-run.cmd" : "aitk-run")).string(),
+    process.argv = {util::utf8_of(layout.scripts / (layout.windows ? "aitk-run.cmd" : "aitk-run")),
                     "python", "-c", smoke_script()};
     auto result = util::run_process(process);
     if (!result) {
@@ -125,7 +126,7 @@ std::string smoke_test(const install::PrefixLayout& layout, const lock::LockedTa
         throw util::Error(
             util::ExitCode::failure,
             "smoke test " + result->describe() + ":\n" + std::string(util::trim(result->err)),
-            "run `aitk-env doctor -p " + layout.prefix.string() + "`");
+            "run `aitk-env doctor -p " + util::utf8_of(layout.prefix) + "`");
     }
     const auto* torch = target.find("torch");
     if (torch && target.backend.starts_with("cu") && out.find("+cpu") != std::string::npos) {
@@ -308,7 +309,7 @@ SetupOutcome run_setup(const SetupRequest& request) {
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
     const auto interpreter = choose_interpreter(request, target, outcome.notes);
-    outcome.python = interpreter.executable.string();
+    outcome.python = util::utf8_of(interpreter.executable);
     outcome.prefix = fs::absolute_from(request.cwd, request.prefix);
     const auto layout =
         install::PrefixLayout::for_venv(outcome.prefix, interpreter.version, request.windows);
@@ -327,16 +328,22 @@ SetupOutcome run_setup(const SetupRequest& request) {
 nlohmann::json SetupOutcome::to_json() const {
     nlohmann::json shim_paths = nlohmann::json::array();
     for (const auto& s : shims)
-        shim_paths.push_back(s.string());
-    return {{"lockfile", lockfile.string()}, {"target", target}, {"reason", target_reason},
-            {"prefix", prefix.string()},     {"python", python}, {"sync", sync.to_json()},
-            {"shims", shim_paths},           {"smoke", smoke},   {"notes", notes}};
+        shim_paths.push_back(util::utf8_of(s));
+    return {{"lockfile", util::utf8_of(lockfile)},
+            {"target", target},
+            {"reason", target_reason},
+            {"prefix", util::utf8_of(prefix)},
+            {"python", python},
+            {"sync", sync.to_json()},
+            {"shims", shim_paths},
+            {"smoke", smoke},
+            {"notes", notes}};
 }
 
 std::string SetupOutcome::summary() const {
     std::string out;
     out += "target   " + target + " (" + target_reason + ")\n";
-    out += "prefix   " + prefix.string() + " (Python " + python + ")\n";
+    out += "prefix   " + util::utf8_of(prefix) + " (Python " + python + ")\n";
     out += "changes  " + std::to_string(sync.plan.install.size()) + " installed, " +
            std::to_string(sync.plan.reinstall.size()) + " reinstalled, " +
            std::to_string(sync.plan.remove.size()) + " removed, " +
@@ -344,7 +351,7 @@ std::string SetupOutcome::summary() const {
     if (!smoke.empty()) out += "smoke    " + smoke + "\n";
     for (const auto& note : notes)
         out += "note     " + note + "\n";
-    out += "run      " + (prefix / "bin" / "aitk-run").string() + " python your_script.py\n";
+    out += "run      " + util::utf8_of(prefix / "bin" / "aitk-run") + " python your_script.py\n";
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -16,7 +17,7 @@ namespace stdfs = std::filesystem;
 [[noreturn]] void fail(const std::string& what, const stdfs::path& path,
                        const std::error_code& ec) {
     throw util::Error(util::ExitCode::failure,
-                      "cannot " + what + " " + path.string() + ": " + ec.message(),
+                      "cannot " + what + " " + util::utf8_of(path) + ": " + ec.message(),
                       "fix the cause and run aitk-env setup again");
 }
 
@@ -65,7 +66,7 @@ bool holds_foreign_files(const python::VenvRequest& request, const stdfs::path& 
         }
         const stdfs::path rel = it->path().lexically_relative(request.prefix);
         if (ours.count(rel) != 0) continue;
-        if (fs::is_temp_name(it->path().filename().string())) continue;
+        if (fs::is_temp_name(util::utf8_of(it->path().filename()))) continue;
         return true;
     }
     return static_cast<bool>(ec);

@@ -22,6 +22,7 @@
 #include "aitk/project/target.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "snapshot_parts.hpp"
 
 namespace aitk::app {
@@ -55,7 +56,7 @@ std::string full_python_version(const stdfs::path& prefix) {
     auto version = pep::Version::parse(found);
     if (found.empty() || !version) {
         throw util::InputError(
-            (prefix / "pyvenv.cfg").string() + " names no full Python version",
+            util::utf8_of(prefix / "pyvenv.cfg") + " names no full Python version",
             "a snapshot needs the interpreter's X.Y.Z: add `version = X.Y.Z` to pyvenv.cfg");
     }
     return version->to_string();
@@ -182,11 +183,11 @@ void find_files(const std::vector<std::string>& lookups,
         if (version) {
             if (auto path = cached_wheel(cache, name, *version, wheel)) {
                 std::error_code ec;
-                package.wheel =
-                    lock::LockedFile{path->filename().string(), index::path_to_file_url(*path),
-                                     path->parent_path().parent_path().filename().string() +
-                                         path->parent_path().filename().string(),
-                                     stdfs::file_size(*path, ec)};
+                package.wheel = lock::LockedFile{
+                    util::utf8_of(path->filename()), index::path_to_file_url(*path),
+                    util::utf8_of(path->parent_path().parent_path().filename()) +
+                        util::utf8_of(path->parent_path().filename()),
+                    stdfs::file_size(*path, ec)};
                 found.origins[name] = FileOrigin::cache;
                 found.notes.push_back(name + " " + package.version +
                                       ": only this machine's cache holds its wheel; "
@@ -304,7 +305,7 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
             auto direct = parse_direct_url(*text);
             if (!direct) {
                 unlockable.push_back(name + " " + d.version + ": " +
-                                     (d.dist_info / "direct_url.json").string() + ": " +
+                                     util::utf8_of(d.dist_info / "direct_url.json") + ": " +
                                      direct.error());
                 continue;
             }
@@ -327,8 +328,8 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
                                 : util::Expected<WheelInfo, std::string>(
                                       util::Unexpected(std::string("no WHEEL file")));
         if (!wheel) {
-            unlockable.push_back(name + " " + d.version + ": " + (d.dist_info / "WHEEL").string() +
-                                 ": " + wheel.error());
+            unlockable.push_back(name + " " + d.version + ": " +
+                                 util::utf8_of(d.dist_info / "WHEEL") + ": " + wheel.error());
             continue;
         }
         wheel_infos[name] = *wheel;
@@ -412,7 +413,7 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
     }
 
     auto& lockfile = outcome.lockfile;
-    lockfile.name = prefix_lock ? prefix_lock->lock.name : layout.prefix.filename().string();
+    lockfile.name = prefix_lock ? prefix_lock->lock.name : util::utf8_of(layout.prefix.filename());
     if (lockfile.name.empty()) lockfile.name = "snapshot";
     lockfile.generator = std::string("aitk-env ") + AITK_ENV_VERSION;
     if (prefix_lock) lockfile.python_requires = prefix_lock->lock.python_requires;

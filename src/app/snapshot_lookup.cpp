@@ -118,7 +118,7 @@ std::optional<stdfs::path> cached_wheel(const cache::Cache& cache, const std::st
     for (stdfs::recursive_directory_iterator it(root, ec), end; !ec && it != end;
          it.increment(ec)) {
         if (!it->is_regular_file(ec) || it.depth() != 2) continue;
-        auto filename = it->path().filename().string();
+        auto filename = util::utf8_of(it->path().filename());
         if (!filename.ends_with(".whl")) continue;
         auto parsed = pep::WheelFilename::parse(filename);
         if (parsed && same_wheel(*parsed, name, version, wheel)) return it->path();

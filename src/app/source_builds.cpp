@@ -17,6 +17,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -63,27 +64,27 @@ const lock::LockedSource& source_of(const lock::LockedPackage& package) {
 // The built wheel must be the package the lock resolved: another name or version would leave
 // the prefix other than the lock says.
 pep::WheelFilename checked_wheel(const lock::LockedPackage& package, const stdfs::path& wheel) {
-    auto parsed = pep::WheelFilename::parse(wheel.filename().string());
+    auto parsed = pep::WheelFilename::parse(util::utf8_of(wheel.filename()));
     if (!parsed) {
         throw util::Error(util::ExitCode::failure, "building " + label_of(package) + " made " +
-                                                       wheel.filename().string() +
+                                                       util::utf8_of(wheel.filename()) +
                                                        ", which is not a wheel file name");
     }
     if (parsed->name != package.name) {
         throw util::Error(util::ExitCode::failure,
                           "building " + label_of(package) + " made a wheel of " + parsed->name +
-                              " (" + wheel.filename().string() + ")",
+                              " (" + util::utf8_of(wheel.filename()) + ")",
                           "the lock names the project wrongly; fix the requirement and lock again");
     }
     if (!package.version.empty()) {
         auto locked = pep::Version::parse(package.version);
         if (locked && !(*locked == parsed->version)) {
-            throw util::Error(util::ExitCode::failure,
-                              "building " + label_of(package) + " made version " +
-                                  parsed->version.to_string() + " (" + wheel.filename().string() +
-                                  "), not the locked " + package.version,
-                              "the source changed since it was locked (a local folder, a moved "
-                              "tag): lock again");
+            throw util::Error(
+                util::ExitCode::failure,
+                "building " + label_of(package) + " made version " + parsed->version.to_string() +
+                    " (" + util::utf8_of(wheel.filename()) + "), not the locked " + package.version,
+                "the source changed since it was locked (a local folder, a moved "
+                "tag): lock again");
         }
     }
     return std::move(*parsed);
@@ -99,12 +100,13 @@ stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const build::GitRu
     build::GitUrl pinned = url;
     pinned.revision = commit;
     git_cache.resolve(pinned);  // the commit is in the mirror from here on
-    const std::string mirror = git_cache.mirror_dir(url.repository).string();
-    const std::string what = "cannot check out " + label + " in " + dest.string();
+    const std::string mirror = util::utf8_of(git_cache.mirror_dir(url.repository));
+    const std::string what = "cannot check out " + label + " in " + util::utf8_of(dest);
     std::error_code ec;
     if (!stdfs::exists(dest, ec)) {
         stdfs::create_directories(dest.parent_path());
-        git.output_of(what, {"clone", "--quiet", "--no-checkout", "--", mirror, dest.string()}, {});
+        git.output_of(what,
+                      {"clone", "--quiet", "--no-checkout", "--", mirror, util::utf8_of(dest)}, {});
         git.output_of(what, {"checkout", "--quiet", "--detach", commit}, dest);
         git.output_of(
             what, {"remote", "set-url", "origin", util::strip_credentials(url.repository)}, dest);
@@ -121,9 +123,10 @@ stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const build::GitRu
         stdfs::weakly_canonical(stdfs::path(std::string(util::trim(top.out)))) !=
             stdfs::weakly_canonical(dest)) {
         throw util::Error(util::ExitCode::failure,
-                          dest.string() + " exists and is not a git checkout, so the editable " +
-                              label + " cannot be checked out there",
-                          "move or remove " + dest.string() + ", then sync again");
+                          util::utf8_of(dest) +
+                              " exists and is not a git checkout, so the editable " + label +
+                              " cannot be checked out there",
+                          "move or remove " + util::utf8_of(dest) + ", then sync again");
     }
     const std::string head = git.output_of(what, {"rev-parse", "HEAD"}, dest);
     if (util::to_lower(head) == util::to_lower(commit)) return dest;
@@ -133,9 +136,10 @@ stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const build::GitRu
     if (!changes.empty()) {
         throw util::Error(
             util::ExitCode::failure,
-            dest.string() + " has local changes and is at commit " + head + ", but the lock says " +
-                label + " is at " + commit,
-            "commit or discard the changes in " + dest.string() + " (or move the folder away), " +
+            util::utf8_of(dest) + " has local changes and is at commit " + head +
+                ", but the lock says " + label + " is at " + commit,
+            "commit or discard the changes in " + util::utf8_of(dest) +
+                " (or move the folder away), " +
                 "then sync again; to keep working on them, lock the commit you want instead");
     }
     if (!git.run({"cat-file", "-e", commit + "^{commit}"}, dest).succeeded()) {
@@ -235,7 +239,7 @@ std::optional<std::string> direct_url_json(const lock::LockedPackage& package,
     if (source.kind == "vcs" && source.editable) {
         // pip records the clone it made in <prefix>/src, not the repository: the installed
         // package is that folder, edits and all.
-        direct.url = "file://" + editable_vcs_dir(package, prefix).generic_string();
+        direct.url = "file://" + util::generic_utf8_of(editable_vcs_dir(package, prefix));
         direct.info = install::DirectUrl::Directory{true};
     } else if (source.kind == "vcs") {
         direct.url = util::strip_credentials(git_url_of(source).repository);

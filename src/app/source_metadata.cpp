@@ -16,6 +16,7 @@
 #include "aitk/util/major_minor.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
 namespace {
@@ -78,8 +79,8 @@ struct HostSourceInspector::State {
                 throw util::Error(util::ExitCode::failure,
                                   "reading the metadata of source packages needs Python " + wanted +
                                       " (the lock is for Python " + settings.python + "), but " +
-                                      settings.interpreter->executable.string() + " is Python " +
-                                      settings.interpreter->version,
+                                      util::utf8_of(settings.interpreter->executable) +
+                                      " is Python " + settings.interpreter->version,
                                   "give a Python " + wanted + " interpreter");
             }
             interpreter = settings.interpreter;
@@ -222,7 +223,7 @@ InspectedSource HostSourceInspector::archive(const std::string& name,
 InspectedSource HostSourceInspector::directory(const std::string& name,
                                                const std::filesystem::path& project) {
     (void)name;
-    const std::string memo = "directory\n" + project.generic_string();
+    const std::string memo = "directory\n" + util::generic_utf8_of(project);
     if (auto it = state_->answers.find(memo); it != state_->answers.end()) return it->second;
     auto answer = state_->built_metadata(build::BuildSource::directory(project));
     return state_->answers.emplace(memo, std::move(answer)).first->second;

@@ -25,6 +25,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "unpack_pool.hpp"
 
 namespace aitk::app {
@@ -152,7 +153,7 @@ fs::FileLock lock_prefix_for_change(const install::PrefixLayout& layout,
         const std::string message =
             "waiting for another aitk-env" +
             (holder ? " (pid " + std::to_string(*holder) + ")" : std::string()) + " using " +
-            layout.prefix.string() + "...";
+            util::utf8_of(layout.prefix) + "...";
         if (notice) {
             notice(message);
         } else {
@@ -193,7 +194,7 @@ std::vector<BuiltSource> build_sources(const SyncRequest& request, const Wanted&
     auto interpreter = python::probe_interpreter(layout.python, discovery);
     if (!interpreter) {
         throw util::Error(util::ExitCode::failure,
-                          "cannot build source packages for " + layout.prefix.string() +
+                          "cannot build source packages for " + util::utf8_of(layout.prefix) +
                               ": its interpreter does not run: " + interpreter.error(),
                           "recreate the prefix with `aitk-env setup`");
     }
@@ -295,7 +296,7 @@ install::WheelInstallRequest install_request_for(const SyncRequest& request, con
     } else {
         const auto& b = built[i - wanted.wheels.size()];
         r.version = b.version;
-        r.label = b.wheel.filename().string();
+        r.label = util::utf8_of(b.wheel.filename());
         r.direct_url = b.direct_url;
     }
     return r;

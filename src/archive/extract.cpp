@@ -22,6 +22,7 @@
 #include "aitk/archive/member_path.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "zip_census.hpp"
 
 namespace aitk::archive {
@@ -398,7 +399,7 @@ class Extractor {
                 std::error_code ec;
                 stdfs::path target = stdfs::read_symlink(on_disk(path), ec);
                 if (ec) fail_io(stored, "cannot read symlink '" + path + "'", ec.value());
-                for (auto& c : split_components(target.generic_string()))
+                for (auto& c : split_components(util::generic_utf8_of(target)))
                     pending.push_back(c);
             }
             int hops = 0;
@@ -423,7 +424,7 @@ class Extractor {
                 }
                 stdfs::path next = stdfs::read_symlink(here, ec);
                 if (ec) fail_io(stored, "cannot read symlink", ec.value());
-                std::string next_text = next.generic_string();
+                std::string next_text = util::generic_utf8_of(next);
                 if (next.is_absolute() || (!next_text.empty() && next_text.front() == '/')) {
                     fail(Problem::unsafe_link, stored,
                          "is a symlink whose chain of links leads to an absolute path");
@@ -455,17 +456,17 @@ ExtractResult extract(Reader& reader, const std::filesystem::path& destination,
     if (stdfs::exists(stdfs::symlink_status(destination, ec))) {
         throw ArchiveError(
             Problem::destination_exists, reader.label(), "",
-            "cannot be extracted to " + destination.string() + ", which already exists");
+            "cannot be extracted to " + util::utf8_of(destination) + ", which already exists");
     }
     stdfs::path parent = destination.parent_path();
     if (parent.empty()) parent = ".";
-    auto staging = fs::TempDir::create_in(parent, destination.filename().string());
+    auto staging = fs::TempDir::create_in(parent, util::utf8_of(destination.filename()));
     Extractor extractor(reader, staging.path(), options);
     ExtractResult result = extractor.run();
     if (fs::publish(staging.path(), destination) == fs::PublishResult::already_exists) {
-        throw ArchiveError(
-            Problem::destination_exists, reader.label(), "",
-            "cannot be extracted to " + destination.string() + ", which appeared while extracting");
+        throw ArchiveError(Problem::destination_exists, reader.label(), "",
+                           "cannot be extracted to " + util::utf8_of(destination) +
+                               ", which appeared while extracting");
     }
     staging.keep();
     return result;

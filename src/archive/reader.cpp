@@ -112,7 +112,7 @@ Reader Reader::open(const std::filesystem::path& file) {
     detail::Utf8Names utf8;
     auto impl = std::make_unique<Impl>();
     impl->handle = new_read_handle();
-    impl->label = file.string();
+    impl->label = util::utf8_of(file);
 #ifdef _WIN32
     int rc = archive_read_open_filename_w(impl->handle.get(), file.c_str(), 1 << 16);
 #else

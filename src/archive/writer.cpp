@@ -208,7 +208,7 @@ class Writer {
         auto size = stdfs::file_size(item.source, ec);
         if (ec) {
             throw ArchiveError(Problem::write_failed, label_, item.path,
-                               "cannot read " + item.source.string() + ": " + ec.message());
+                               "cannot read " + util::utf8_of(item.source) + ": " + ec.message());
         }
         return size;
     }
@@ -235,7 +235,7 @@ class Writer {
         if (left != 0) {
             throw ArchiveError(
                 Problem::write_failed, label_, item.path,
-                "cannot read " + item.source.string() + " (it shrank or is unreadable)");
+                "cannot read " + util::utf8_of(item.source) + " (it shrank or is unreadable)");
         }
     }
 
@@ -318,20 +318,20 @@ WriteEntry WriteEntry::hardlink(std::string path, std::string target) {
 void write_archive(const std::filesystem::path& out, Format format, std::vector<WriteEntry> entries,
                    const WriteOptions& options) {
     stdfs::path parent = out.parent_path().empty() ? stdfs::path(".") : out.parent_path();
-    stdfs::path temp = fs::unique_temp_path(parent, out.filename().string());
+    stdfs::path temp = fs::unique_temp_path(parent, util::utf8_of(out.filename()));
 #ifdef _WIN32
     std::FILE* file = ::_wfopen(temp.c_str(), L"wb");
 #else
     std::FILE* file = std::fopen(temp.c_str(), "wbe");
 #endif
     if (file == nullptr) {
-        throw ArchiveError(Problem::write_failed, out.string(), "",
+        throw ArchiveError(Problem::write_failed, util::utf8_of(out), "",
                            std::string("cannot create it: ") + std::strerror(errno));
     }
     Sink sink;
     sink.file = file;
     try {
-        write_all(sink, format, entries, options, out.string());
+        write_all(sink, format, entries, options, util::utf8_of(out));
     } catch (...) {
         std::fclose(file);
         fs::remove_all_quietly(temp);
@@ -340,14 +340,14 @@ void write_archive(const std::filesystem::path& out, Format format, std::vector<
     if (std::fclose(file) != 0) {
         int err = errno;
         fs::remove_all_quietly(temp);
-        throw ArchiveError(Problem::write_failed, out.string(), "",
+        throw ArchiveError(Problem::write_failed, util::utf8_of(out), "",
                            std::string("cannot write it: ") + std::strerror(err));
     }
     std::error_code ec;
     stdfs::rename(temp, out, ec);
     if (ec) {
         fs::remove_all_quietly(temp);
-        throw ArchiveError(Problem::write_failed, out.string(), "",
+        throw ArchiveError(Problem::write_failed, util::utf8_of(out), "",
                            "cannot move it into place: " + ec.message());
     }
 }
@@ -390,8 +390,8 @@ void write_directory_archive(const std::filesystem::path& out, Format format,
         }
     }
     if (ec) {
-        throw ArchiveError(Problem::write_failed, out.string(), "",
-                           "cannot read " + directory.string() + ": " + ec.message());
+        throw ArchiveError(Problem::write_failed, util::utf8_of(out), "",
+                           "cannot read " + util::utf8_of(directory) + ": " + ec.message());
     }
     WriteOptions sorted = options;
     sorted.sort = true;

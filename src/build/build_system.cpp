@@ -6,6 +6,7 @@
 #include "aitk/archive/member_path.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::build {
 namespace {
@@ -145,7 +146,7 @@ util::Loaded<BuildSystem> read_build_system(const std::filesystem::path& project
     const std::filesystem::path file = project_dir / "pyproject.toml";
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) return BuildSystem::legacy_default();
-    return parse_build_system(fs::read_file(file), file.string());
+    return parse_build_system(fs::read_file(file), util::utf8_of(file));
 }
 
 }  // namespace aitk::build

@@ -1,6 +1,7 @@
 #include "aitk/build/environment.hpp"
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::build {
 namespace {
@@ -17,7 +18,7 @@ std::string join_paths(const std::vector<std::filesystem::path>& paths, char sep
     std::string joined;
     for (const auto& path : paths) {
         if (!joined.empty()) joined += separator;
-        joined += path.string();
+        joined += util::utf8_of(path);
     }
     return joined;
 }

@@ -7,6 +7,7 @@
 #include "aitk/util/hex.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "output_tail.hpp"
 
 namespace aitk::build {
@@ -131,8 +132,8 @@ GitCache::Mirror GitCache::open_mirror(std::string_view repository) {
     GitRunner git{options_, mirror.repository};
     auto staging = fs::TempDir::create_in(cache_.temp_dir(), "git-db");
     const stdfs::path bare = staging.path() / "db";
-    git.check("cannot create a git mirror in " + bare.string(),
-              git.run({"init", "--bare", "--quiet", bare.string()}));
+    git.check("cannot create a git mirror in " + util::utf8_of(bare),
+              git.run({"init", "--bare", "--quiet", util::utf8_of(bare)}));
     stdfs::create_directories(mirror.dir.parent_path());
     fs::publish(bare, mirror.dir);
     return mirror;
@@ -243,8 +244,8 @@ GitCheckout GitCache::checkout(const GitUrl& url, std::string_view commit_id) {
     auto staging = fs::TempDir::create_in(cache_.temp_dir(), "git-checkout");
     const stdfs::path tree = staging.path() / "tree";
     const std::string what = "cannot check out " + git_source_id(url, commit);
-    git.check(what, git.run({"clone", "--quiet", "--no-checkout", "--", mirror.dir.string(),
-                             tree.string()}));
+    git.check(what, git.run({"clone", "--quiet", "--no-checkout", "--", util::utf8_of(mirror.dir),
+                             util::utf8_of(tree)}));
     git.check(what, git.run({"checkout", "--quiet", "--detach", commit}, tree));
     // The checkout names its real origin (setuptools-scm and relative submodule URLs read it),
     // never with credentials: the cache is no place for them.

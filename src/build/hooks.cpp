@@ -6,6 +6,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "output_tail.hpp"
 
 namespace aitk::embedded {
@@ -119,7 +120,7 @@ std::string shell_quote(std::string_view argument) {
 
 HookResult run_hook(const HookRunner& runner, const HookCall& call) {
     const std::string hook_name(to_string(call.hook));
-    const std::string label = call.label.empty() ? call.project.string() : call.label;
+    const std::string label = call.label.empty() ? util::utf8_of(call.project) : call.label;
     stdfs::path parent = runner.work_dir.empty() ? stdfs::temp_directory_path() : runner.work_dir;
     auto work = fs::TempDir::create_in(parent, "pep517-" + hook_name);
     const stdfs::path driver = work.path() / "pep517_driver.py";
@@ -130,15 +131,15 @@ HookResult run_hook(const HookRunner& runner, const HookCall& call) {
     json request = {
         {"build_backend", call.build_system.backend},
         {"backend_path", call.build_system.backend_path},
-        {"source_dir", stdfs::absolute(call.project).string()},
+        {"source_dir", util::utf8_of(stdfs::absolute(call.project))},
         {"config_settings", call.config_settings},
         {"isolated", call.isolated},
         {"wheel_directory", call.wheel_directory.empty()
                                 ? json()
-                                : json(stdfs::absolute(call.wheel_directory).string())},
+                                : json(util::utf8_of(stdfs::absolute(call.wheel_directory)))},
         {"metadata_directory", call.metadata_directory.empty()
                                    ? json()
-                                   : json(stdfs::absolute(call.metadata_directory).string())},
+                                   : json(util::utf8_of(stdfs::absolute(call.metadata_directory)))},
     };
     fs::write_file_atomic(driver, driver_script());
     fs::write_file_atomic(request_file, request.dump(2));
@@ -146,20 +147,20 @@ HookResult run_hook(const HookRunner& runner, const HookCall& call) {
     const util::Environment base =
         runner.environment ? *runner.environment : util::current_environment();
     util::ProcessRequest process;
-    process.argv = {runner.python.string(), driver.string(), hook_name, request_file.string(),
-                    result_file.string()};
+    process.argv = {util::utf8_of(runner.python), util::utf8_of(driver), hook_name,
+                    util::utf8_of(request_file), util::utf8_of(result_file)};
     process.environment = backend_environment(base, call.environment, windows_host);
     process.working_directory = call.project;
     process.timeout = runner.timeout;
     process.output_limit = 1u << 20;  // the backend writes to the log; this is the driver's own
 
     // Without the log argument: a person rerunning the hook wants its output on the terminal.
-    std::string reproduce = "cd " + shell_quote(stdfs::absolute(call.project).string()) + " && " +
-                            environment_prefix(base, *process.environment);
+    std::string reproduce = "cd " + shell_quote(util::utf8_of(stdfs::absolute(call.project))) +
+                            " && " + environment_prefix(base, *process.environment);
     for (const auto& arg : process.argv)
         reproduce += " " + shell_quote(arg);
 
-    process.argv.push_back(log_file.string());
+    process.argv.push_back(util::utf8_of(log_file));
     auto ran = util::run_process(process);
 
     auto fail = [&](const std::string& what, const std::string& hint, const std::string& extra) {
@@ -169,7 +170,7 @@ HookResult run_hook(const HookRunner& runner, const HookCall& call) {
         std::string message = "building " + label + ": " + what;
         if (!tail.empty()) {
             message += "\n--- last lines of the backend's output (" +
-                       (kept / "output.log").string() + ") ---\n" + tail;
+                       util::utf8_of(kept / "output.log") + ") ---\n" + tail;
             if (message.back() != '\n') message += '\n';
         } else {
             message += '\n';
@@ -179,7 +180,7 @@ HookResult run_hook(const HookRunner& runner, const HookCall& call) {
     };
 
     if (!ran) {
-        fail("cannot run the build backend with " + runner.python.string() + ": " +
+        fail("cannot run the build backend with " + util::utf8_of(runner.python) + ": " +
                  ran.error().message,
              "check that the interpreter exists and runs", "");
     }

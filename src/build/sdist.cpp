@@ -8,6 +8,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::build {
 
@@ -26,9 +27,9 @@ UnpackedSdist unpack_sdist(const stdfs::path& archive, const stdfs::path& destin
     if (top.size() != 1 || !stdfs::is_directory(top.front()) || stdfs::is_symlink(top.front())) {
         std::string found;
         for (const auto& p : top)
-            found += (found.empty() ? "" : ", ") + p.filename().string();
+            found += (found.empty() ? "" : ", ") + util::utf8_of(p.filename());
         fs::remove_all_quietly(destination);
-        throw BuildError("source distribution " + archive.filename().string() +
+        throw BuildError("source distribution " + util::utf8_of(archive.filename()) +
                              " does not hold a single top-level folder (found: " +
                              (found.empty() ? "nothing" : found) + ")",
                          "an sdist holds one folder <name>-<version>/ with the project in it; "
@@ -44,7 +45,7 @@ UnpackedSdist unpack_sdist(const stdfs::path& archive, const stdfs::path& destin
         if (parsed) {
             out.pkg_info = std::move(*parsed);
         } else {
-            out.pkg_info_problem = pkg_info.string() + ": " + parsed.error().describe();
+            out.pkg_info_problem = util::utf8_of(pkg_info) + ": " + parsed.error().describe();
         }
     }
     return out;

@@ -3,6 +3,7 @@
 #include "aitk/build/sdist.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::build {
 
@@ -12,7 +13,7 @@ BuildSource BuildSource::directory(stdfs::path project) {
     BuildSource source;
     source.kind_ = Kind::directory;
     source.path_ = stdfs::absolute(project).lexically_normal();
-    source.label_ = source.path_.string();
+    source.label_ = util::utf8_of(source.path_);
     return source;
 }
 
@@ -21,7 +22,7 @@ BuildSource BuildSource::sdist(stdfs::path archive, std::string sha256) {
     source.kind_ = Kind::sdist;
     source.path_ = std::move(archive);
     source.id_ = sdist_source_id(sha256);
-    source.label_ = source.path_.filename().string();
+    source.label_ = util::utf8_of(source.path_.filename());
     return source;
 }
 

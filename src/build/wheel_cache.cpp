@@ -6,6 +6,7 @@
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::build {
 
@@ -95,10 +96,11 @@ std::optional<stdfs::path> BuiltWheelCache::find(const WheelCacheKey& key) const
 
 fs::FileLock BuiltWheelCache::lock(const WheelCacheKey& key) const {
     const stdfs::path entry = entry_dir(key);  // checks the tags before they name a file
-    return fs::FileLock::acquire(cache_.base() / "locks" /
-                                     ("built-wheel-" + entry.parent_path().filename().string() +
-                                      "-" + entry.filename().string() + ".lock"),
-                                 fs::LockMode::exclusive);
+    return fs::FileLock::acquire(
+        cache_.base() / "locks" /
+            ("built-wheel-" + util::utf8_of(entry.parent_path().filename()) + "-" +
+             util::utf8_of(entry.filename()) + ".lock"),
+        fs::LockMode::exclusive);
 }
 
 stdfs::path BuiltWheelCache::store(const WheelCacheKey& key, const stdfs::path& wheel) const {
@@ -113,8 +115,8 @@ stdfs::path BuiltWheelCache::store(const WheelCacheKey& key, const stdfs::path& 
     stdfs::create_directories(dir.parent_path());
     fs::publish(entry, dir);  // already there: another process stored the same build first
     if (auto stored = find(key)) return *stored;
-    throw util::Error(util::ExitCode::failure,
-                      "built-wheel cache: " + dir.string() + " holds no wheel after storing one");
+    throw util::Error(util::ExitCode::failure, "built-wheel cache: " + util::utf8_of(dir) +
+                                                   " holds no wheel after storing one");
 }
 
 }  // namespace aitk::build

@@ -19,6 +19,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::cache {
 namespace {
@@ -38,7 +39,7 @@ stdfs::path sharded(const stdfs::path& base, const std::string& hex, std::string
 void ensure_directories(const stdfs::path& dir) {
     std::error_code ec;
     stdfs::create_directories(dir, ec);
-    if (ec) fail("cannot create cache folder " + dir.string() + ": " + ec.message());
+    if (ec) fail("cannot create cache folder " + util::utf8_of(dir) + ": " + ec.message());
 }
 
 // Flushes a finished file to disk before it is renamed into the store, so that after a power
@@ -46,11 +47,11 @@ void ensure_directories(const stdfs::path& dir) {
 void sync_file(const stdfs::path& file) {
 #ifndef _WIN32
     int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fail("cannot open " + file.string() + ": " + std::strerror(errno));
+    if (fd < 0) fail("cannot open " + util::utf8_of(file) + ": " + std::strerror(errno));
     int rc = ::fsync(fd);
     int err = errno;
     ::close(fd);
-    if (rc != 0) fail("cannot flush " + file.string() + ": " + std::strerror(err));
+    if (rc != 0) fail("cannot flush " + util::utf8_of(file) + ": " + std::strerror(err));
 #else
     (void)file;
 #endif
@@ -59,9 +60,9 @@ void sync_file(const stdfs::path& file) {
 // Copies while hashing, so an imported file is read once.
 std::string copy_and_hash(const stdfs::path& from, const stdfs::path& to) {
     std::ifstream in(from, std::ios::binary);
-    if (!in) fail("cannot read " + from.string() + ": " + std::strerror(errno));
+    if (!in) fail("cannot read " + util::utf8_of(from) + ": " + std::strerror(errno));
     std::ofstream out(to, std::ios::binary | std::ios::trunc);
-    if (!out) fail("cannot write " + to.string() + ": " + std::strerror(errno));
+    if (!out) fail("cannot write " + util::utf8_of(to) + ": " + std::strerror(errno));
     fs::Sha256 hasher;
     std::vector<char> buffer(1 << 20);
     while (in) {
@@ -71,7 +72,7 @@ std::string copy_and_hash(const stdfs::path& from, const stdfs::path& to) {
         out.write(buffer.data(), static_cast<std::streamsize>(got));
     }
     out.flush();
-    if (in.bad() || !out) fail("cannot copy " + from.string() + " to " + to.string());
+    if (in.bad() || !out) fail("cannot copy " + util::utf8_of(from) + " to " + util::utf8_of(to));
     return hasher.finish_hex();
 }
 
@@ -87,7 +88,7 @@ void move_file(const stdfs::path& from, const stdfs::path& to) {
             return;
         }
     }
-    fail("cannot move " + from.string() + " into the cache: " + ec.message());
+    fail("cannot move " + util::utf8_of(from) + " into the cache: " + ec.message());
 }
 
 bool is_regular(const stdfs::path& p) {
@@ -105,13 +106,13 @@ bool is_dir(const stdfs::path& p) {
 void replace_file(const Cache& cache, const stdfs::path& target, std::string_view content) {
     ensure_directories(target.parent_path());
     ensure_directories(cache.temp_dir());
-    stdfs::path staged = cache.staging_path(target.filename().string());
+    stdfs::path staged = cache.staging_path(util::utf8_of(target.filename()));
     fs::write_file_atomic(staged, content);
     std::error_code ec;
     stdfs::rename(staged, target, ec);
     if (ec) {
         fs::remove_all_quietly(staged);
-        fail("cannot store " + target.string() + ": " + ec.message());
+        fail("cannot store " + util::utf8_of(target) + ": " + ec.message());
     }
 }
 
@@ -260,7 +261,7 @@ std::filesystem::path Cache::import_artifact(const std::filesystem::path& source
     }
     if (actual != expected) {
         fs::remove_all_quietly(staged);
-        throw util::Error(util::ExitCode::failure, "sha256 mismatch for " + source.string() +
+        throw util::Error(util::ExitCode::failure, "sha256 mismatch for " + util::utf8_of(source) +
                                                        ": expected " + expected + ", got " +
                                                        actual);
     }
@@ -278,7 +279,7 @@ std::optional<std::filesystem::path> Cache::find_artifact(std::string_view sha25
     std::error_code ec;
     for (auto it = stdfs::directory_iterator(dir, ec); !ec && it != stdfs::directory_iterator();
          it.increment(ec)) {
-        if (is_regular(it->path()) && !fs::is_temp_name(it->path().filename().string())) {
+        if (is_regular(it->path()) && !fs::is_temp_name(util::utf8_of(it->path().filename()))) {
             return it->path();
         }
     }
@@ -316,7 +317,7 @@ std::filesystem::path Cache::ensure_unpacked(
     const stdfs::path tree = staging.path() / "tree";
     fill(tree);
     if (!is_dir(tree)) {
-        fail("unpacking artifact " + digest + " produced no folder at " + tree.string());
+        fail("unpacking artifact " + digest + " produced no folder at " + util::utf8_of(tree));
     }
     ensure_directories(dir.parent_path());
     fs::publish(tree, dir);  // already_exists: someone bypassed the lock; theirs is as good

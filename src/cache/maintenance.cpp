@@ -7,6 +7,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::cache {
 namespace {
@@ -59,7 +60,7 @@ void for_each_sharded(const stdfs::path& root, std::string_view suffix,
     std::vector<stdfs::path> shards;
     for (auto it = stdfs::directory_iterator(root, ec); !ec && it != stdfs::directory_iterator();
          it.increment(ec)) {
-        std::string name = it->path().filename().string();
+        std::string name = util::utf8_of(it->path().filename());
         if (fs::is_temp_name(name)) {
             if (debris) debris(it->path());
         } else if (name.size() == 2 && util::is_hex(name, true)) {
@@ -74,14 +75,14 @@ void for_each_sharded(const stdfs::path& root, std::string_view suffix,
         }
         ec.clear();
         for (const auto& child : children) {
-            std::string name = child.filename().string();
+            std::string name = util::utf8_of(child.filename());
             if (fs::is_temp_name(name)) {
                 if (debris) debris(child);
                 continue;
             }
             if (!name.ends_with(suffix)) continue;
             std::string digest =
-                shard.filename().string() + name.substr(0, name.size() - suffix.size());
+                util::utf8_of(shard.filename()) + name.substr(0, name.size() - suffix.size());
             if (util::is_sha256_hex(digest)) visit(child, digest);
         }
     }
@@ -141,7 +142,8 @@ fs::FileLock lock_exclusively(const Cache& cache, std::chrono::milliseconds time
     auto lock = fs::FileLock::try_acquire(cache.lock_file(), fs::LockMode::exclusive, timeout);
     if (!lock) {
         throw util::Error(util::ExitCode::failure,
-                          "cannot " + std::string(verb) + " the cache at " + cache.root().string() +
+                          "cannot " + std::string(verb) + " the cache at " +
+                              util::utf8_of(cache.root()) +
                               ": another aitk-env process is using it",
                           "try again when the other aitk-env commands have finished");
     }
@@ -240,7 +242,8 @@ std::size_t sweep_interrupted_writes(const Cache& cache) {
         for (auto it = stdfs::directory_iterator(folder, list_ec);
              !list_ec && it != stdfs::directory_iterator(); it.increment(list_ec)) {
             std::error_code type_ec;
-            if (it->is_regular_file(type_ec) && fs::is_temp_name(it->path().filename().string())) {
+            if (it->is_regular_file(type_ec) &&
+                fs::is_temp_name(util::utf8_of(it->path().filename()))) {
                 leftovers.push_back(it->path());
             }
         }

@@ -1,6 +1,7 @@
 #include "aitk/cache/offline.hpp"
 
 #include "aitk/util/redact.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::cache {
 namespace {
@@ -25,7 +26,8 @@ OfflineReport check_offline(const Cache& cache, const std::vector<ArtifactRef>& 
 
 std::string OfflineReport::describe(const Cache& cache, std::size_t artifacts_wanted,
                                     std::size_t pages_wanted) const {
-    if (complete()) return "offline: everything needed is in the cache at " + cache.root().string();
+    if (complete())
+        return "offline: everything needed is in the cache at " + util::utf8_of(cache.root());
     std::string out = "offline: ";
     if (!missing_artifacts.empty()) {
         out += std::to_string(missing_artifacts.size()) + " of " +
@@ -37,7 +39,7 @@ std::string OfflineReport::describe(const Cache& cache, std::size_t artifacts_wa
                plural(pages_wanted, "index page", "index pages");
     }
     out += (missing_artifacts.size() + missing_pages.size() == 1 ? " is" : " are");
-    out += " not in the cache at " + cache.root().string() + ":\n";
+    out += " not in the cache at " + util::utf8_of(cache.root()) + ":\n";
     for (const auto& a : missing_artifacts) {
         out += "  " + a.filename + " (sha256 " + a.sha256 + ")";
         if (!a.url.empty()) out += " from " + util::strip_credentials(a.url);

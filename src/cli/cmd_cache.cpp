@@ -4,6 +4,7 @@
 
 #include "aitk/app/cache.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -33,9 +34,9 @@ Command add_cache_command(CLI::App& app, GlobalOptions& globals) {
         auto root = app::resolve_cache_root(globals.cache_dir, util::current_environment());
         if (dir->parsed()) {
             if (globals.json) {
-                std::cout << nlohmann::json{{"root", root.string()}}.dump() << "\n";
+                std::cout << nlohmann::json{{"root", util::utf8_of(root)}}.dump() << "\n";
             } else {
-                std::cout << root.string() << "\n";
+                std::cout << util::utf8_of(root) << "\n";
             }
             return 0;
         }

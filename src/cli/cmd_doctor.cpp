@@ -116,7 +116,7 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
         char disk[64];
         std::snprintf(disk, sizeof disk, "%.1f GiB free at ",
                       static_cast<double>(*r.disk_free_bytes) / (1024.0 * 1024.0 * 1024.0));
-        rep.row("disk", disk + r.prefix.string());
+        rep.row("disk", disk + util::utf8_of(r.prefix));
     }
     if (r.hardware.nvidia) {
         const auto& nv = *r.hardware.nvidia;
@@ -173,7 +173,7 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
     rep.heading("Python");
     if (r.pythons.empty()) rep.row("python", "none found");
     for (const auto& p : r.pythons)
-        rep.row(p.version, p.executable.string());
+        rep.row(p.version, util::utf8_of(p.executable));
 
     out << "\n";
     rep.heading("Checks");
@@ -195,7 +195,7 @@ struct DoctorArgs {
 void print_scan_human(const diag::ScanReport& r, std::ostream& out, bool color) {
     Report rep(out, color);
     rep.heading("Native libraries");
-    rep.row("folder", r.root.string());
+    rep.row("folder", util::utf8_of(r.root));
     rep.row("loader", std::string(diag::target_os_name(r.os)) + " search order" +
                           (r.architecture.empty() ? "" : ", " + r.architecture));
     rep.row("scanned",

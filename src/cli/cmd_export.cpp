@@ -2,9 +2,9 @@
 #include <iostream>
 #include <memory>
 
-#include "aitk/util/utf8.hpp"
 #include "aitk/app/export.hpp"
 #include "aitk/lock/exporters.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -67,7 +67,7 @@ Command add_export_command(CLI::App& app, GlobalOptions& globals) {
             for (const auto& note : outcome.notes)
                 std::cerr << "note: " << note << "\n";
             for (const auto& path : outcome.written)
-                std::cerr << "wrote " << path.string() << "\n";
+                std::cerr << "wrote " << util::utf8_of(path) << "\n";
         }
         return 0;
     };

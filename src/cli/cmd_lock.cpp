@@ -10,6 +10,7 @@
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -97,7 +98,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
             for (const auto& note : outcome.notes)
                 std::cerr << "note: " << note << "\n";
             if (a->check) {
-                std::cerr << (outcome.up_to_date ? outcome.path.string() + " is up to date"
+                std::cerr << (outcome.up_to_date ? util::utf8_of(outcome.path) + " is up to date"
                                                  : "stale: " + outcome.stale_reason)
                           << "\n";
             } else {
@@ -105,8 +106,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                     std::cerr << target.id << ": " << target.packages.size() << " packages (Python "
                               << target.python << ")\n";
                 }
-                std::cerr << (outcome.written ? "wrote " : "unchanged: ") << outcome.path.string()
-                          << "\n";
+                std::cerr << (outcome.written ? "wrote " : "unchanged: ")
+                          << util::utf8_of(outcome.path) << "\n";
             }
         }
         return outcome.up_to_date ? 0 : 1;

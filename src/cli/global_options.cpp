@@ -50,7 +50,8 @@ app::DoctorOptions machine_options(const std::string& backend, bool force,
     o.cache_dir = cache_root;
     o.tool_version = AITK_ENV_VERSION;
     auto self = util::self_executable_path();
-    if (!self.empty()) o.probe.libcuda_helper = {self.string(), "doctor", "--libcuda-probe-child"};
+    if (!self.empty())
+        o.probe.libcuda_helper = {util::utf8_of(self), "doctor", "--libcuda-probe-child"};
     return o;
 }
 

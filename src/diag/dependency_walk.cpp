@@ -1,6 +1,7 @@
 #include "dependency_walk.hpp"
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::diag::detail {
 
@@ -17,14 +18,14 @@ void DependencyWalk::add_loaded(std::string_view name, const ChainNode& node) {
     loaded_.add(std::string(name), node.path, node.image);
     if (node.image->elf && node.image->elf->soname)
         loaded_.add(*node.image->elf->soname, node.path, node.image);
-    loaded_.add(node.path.string(), node.path, node.image);
+    loaded_.add(util::utf8_of(node.path), node.path, node.image);
 }
 
 void DependencyWalk::walk(const ChainNode& library) {
     loaded_.clear();
     visited_.clear();
     pending_.clear();
-    add_loaded(library.path.filename().string(), library);
+    add_loaded(util::utf8_of(library.path.filename()), library);
     visited_.insert(library.image);
     std::vector<ChainNode> chain = {library};
     visit(chain, false);

@@ -1,6 +1,7 @@
 #include "fix_advice.hpp"
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "windows_loader.hpp"
 
 namespace aitk::diag::detail {
@@ -14,7 +15,7 @@ constexpr std::string_view kArrow = " \u2192 ";
 std::string chain_text(const Finding& f) {
     std::string out;
     for (const auto& p : f.chain) {
-        out += p.filename().string();
+        out += util::utf8_of(p.filename());
         out += kArrow;
     }
     return out + f.name;
@@ -23,12 +24,12 @@ std::string chain_text(const Finding& f) {
 std::string place_text(const SearchedPlace& place) {
     // ld.so.cache, and System32 when it is not known, have no folder to show.
     if (place.folder.empty()) return place.origin;
-    return place.folder.string() + " (" + place.origin + ")";
+    return util::utf8_of(place.folder) + " (" + place.origin + ")";
 }
 
 std::string importer_file(const Finding& f) {
-    if (!f.importers.empty()) return f.importers.front().filename().string();
-    if (!f.chain.empty()) return f.chain.back().filename().string();
+    if (!f.importers.empty()) return util::utf8_of(f.importers.front().filename());
+    if (!f.chain.empty()) return util::utf8_of(f.chain.back().filename());
     return {};
 }
 
@@ -60,9 +61,9 @@ bool is_driver_library(std::string_view name) {
 
 std::string drop_entry_fix(const Finding& f) {
     if (f.found_entry.empty()) return {};
-    if (f.found_origin == "PATH") return "drop " + f.found_entry.string() + " from PATH";
+    if (f.found_origin == "PATH") return "drop " + util::utf8_of(f.found_entry) + " from PATH";
     if (f.found_origin == "LD_LIBRARY_PATH")
-        return "drop " + f.found_entry.string() + " from LD_LIBRARY_PATH";
+        return "drop " + util::utf8_of(f.found_entry) + " from LD_LIBRARY_PATH";
     return {};
 }
 
@@ -75,7 +76,7 @@ std::string missing_fix(const Finding& f, const FindingDetails& d, const AdviceC
     if (c.os == TargetOs::windows && is_msvc_runtime(lower)) {
         std::string fix = vc_redist_fix(d.importer_architecture);
         if (!d.older_runtime.empty())
-            fix += " (" + d.older_runtime.string() +
+            fix += " (" + util::utf8_of(d.older_runtime) +
                    " is from a Visual C++ runtime before 2019, which had no vcruntime140_1.dll)";
         return fix;
     }
@@ -119,7 +120,7 @@ std::string missing_export_fix(const Finding& f, const AdviceContext& c) {
     std::string found = found_text(f, c);
     if (!f.bundled.empty()) {
         std::string step = drop_entry_fix(f);
-        if (step.empty()) step = "remove or rename " + f.found.string();
+        if (step.empty()) step = "remove or rename " + util::utf8_of(f.found);
         return found + " is another version of " + f.name + ", found before the bundled " +
                display_path(f.bundled, c.root) + ": " + step + " so the bundled copy loads";
     }
@@ -156,9 +157,9 @@ std::string outdated_runtime_fix(const Finding& f, const FindingDetails& d) {
                       ") from https://aka.ms/vs/17/release/vc_redist." + arch + ".exe";
     // The installer updates System32's copy; a copy elsewhere stays first in the search.
     if (f.found_origin != "System32")
-        fix += ", and remove or rename the older copy at " + f.found.string();
+        fix += ", and remove or rename the older copy at " + util::utf8_of(f.found);
     if (f.found_origin == "PATH" && !f.found_entry.empty())
-        fix += " (found through PATH entry " + f.found_entry.string() + ")";
+        fix += " (found through PATH entry " + util::utf8_of(f.found_entry) + ")";
     return fix;
 }
 
@@ -191,8 +192,8 @@ std::string runtime_load_fix(const Finding& f) {
 
 std::string display_path(const fs::path& path, const fs::path& root) {
     fs::path rel = path.lexically_normal().lexically_relative(root.lexically_normal());
-    if (rel.empty() || *rel.begin() == "..") return path.string();
-    return rel.generic_string();
+    if (rel.empty() || *rel.begin() == "..") return util::utf8_of(path);
+    return util::generic_utf8_of(rel);
 }
 
 std::string finding_message(const Finding& f, const FindingDetails& d, const AdviceContext& c) {
@@ -202,12 +203,12 @@ std::string finding_message(const Finding& f, const FindingDetails& d, const Adv
         case FindingKind::shadowed: {
             std::string bundled = display_path(f.bundled.parent_path(), c.root);
             if (f.bundled.parent_path().lexically_normal() == c.root.lexically_normal())
-                bundled = c.root.string();
-            return f.name + " found first in " + f.found.parent_path().string() + " (" +
+                bundled = util::utf8_of(c.root);
+            return f.name + " found first in " + util::utf8_of(f.found.parent_path()) + " (" +
                    f.found_origin + ") instead of " + bundled;
         }
         case FindingKind::wrong_architecture: {
-            std::string file = f.found.filename().string();
+            std::string file = util::utf8_of(f.found.filename());
             std::string out = f.importers.empty()
                                   ? file + " is " + f.architecture +
                                         " but the other libraries are " + f.expected_architecture

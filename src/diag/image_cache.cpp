@@ -4,6 +4,7 @@
 
 #include "aitk/fs/mapped_file.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::diag::detail {
 
@@ -48,11 +49,11 @@ void parse(Image& image) {
 }  // namespace
 
 const Image& ImageCache::get(const fs::path& path) {
-    std::string as_given = path.string();
+    std::string as_given = util::utf8_of(path);
     if (auto it = by_path_.find(as_given); it != by_path_.end()) return *it->second;
     std::error_code ec;
     fs::path file = fs::canonical(path, ec);
-    std::string file_key = ec ? path.lexically_normal().string() : file.string();
+    std::string file_key = ec ? util::utf8_of(path.lexically_normal()) : util::utf8_of(file);
     if (auto it = by_file_.find(file_key); it != by_file_.end()) {
         by_path_.emplace(std::move(as_given), it->second);
         return *it->second;
@@ -70,7 +71,7 @@ std::string FolderCache::key(std::string_view name) const {
 }
 
 const FolderCache::Listing& FolderCache::listing(const fs::path& folder) {
-    std::string folder_key = folder.lexically_normal().string();
+    std::string folder_key = util::utf8_of(folder.lexically_normal());
     if (auto it = folders_.find(folder_key); it != folders_.end()) return it->second;
     Listing& names = folders_[folder_key];
     std::error_code ec;
@@ -78,7 +79,7 @@ const FolderCache::Listing& FolderCache::listing(const fs::path& folder) {
     for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
         std::error_code type_ec;
         if (!it->is_regular_file(type_ec)) continue;  // follows links: a link to a file counts
-        std::string name = it->path().filename().string();
+        std::string name = util::utf8_of(it->path().filename());
         auto [slot, inserted] = names.try_emplace(key(name), name);
         // Two names differing only in case: keep one deterministically, whatever the
         // directory order.

@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "aitk/fs/mapped_file.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::diag::detail {
 
@@ -35,11 +36,11 @@ LinuxContext LinuxLoader::context(std::span<const ChainNode> chain) {
     auto add = [&](const char* origin, const fs::path& dir) {
         // A folder met again later is not searched again (glibc shares one entry per folder
         // and the answer cannot change), so the list says where the search really looked.
-        if (!dir.empty() && !seen.insert(dir.lexically_normal().string()).second) return;
+        if (!dir.empty() && !seen.insert(util::utf8_of(dir.lexically_normal())).second) return;
         places.push_back(SearchedPlace{origin, dir});
     };
     auto add_expanded = [&](const char* origin, const std::string& value, const fs::path& obj) {
-        for (const auto& dir : expand_search_path(value, obj.parent_path().string()))
+        for (const auto& dir : expand_search_path(value, util::utf8_of(obj.parent_path())))
             add(origin, dir);
     };
     if (!elf.runpath) {
@@ -63,7 +64,7 @@ LinuxContext LinuxLoader::context(std::span<const ChainNode> chain) {
     context.is_64bit = elf.is_64bit;
     context.key = std::to_string(elf.machine) + (elf.is_64bit ? "/64" : "/32");
     for (const auto& place : places)
-        context.key += '\n' + place.origin + '\t' + place.folder.string();
+        context.key += '\n' + place.origin + '\t' + util::utf8_of(place.folder);
     auto [it, inserted] = places_.try_emplace(context.key);
     if (inserted)
         it->second = std::make_shared<const std::vector<SearchedPlace>>(std::move(places));
@@ -102,11 +103,11 @@ bool LinuxLoader::try_candidate(const fs::path& file, const LinuxContext& contex
     }
     const ElfImage& elf = *image.elf;
     if (elf.is_64bit != context.is_64bit) {
-        r.skipped.push_back(file.string() + (elf.is_64bit ? " (64-bit)" : " (32-bit)"));
+        r.skipped.push_back(util::utf8_of(file) + (elf.is_64bit ? " (64-bit)" : " (32-bit)"));
         return false;
     }
     if (elf.machine != context.machine) {
-        r.skipped.push_back(file.string() + " (" + image.architecture + ")");
+        r.skipped.push_back(util::utf8_of(file) + " (" + image.architecture + ")");
         return false;
     }
     r.status = ResolveStatus::found;

@@ -8,6 +8,7 @@
 
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "dependency_walk.hpp"
 #include "fix_advice.hpp"
 #include "image_cache.hpp"
@@ -68,7 +69,7 @@ bool iequal_or_equal(std::string_view a, std::string_view b, bool case_insensiti
 bool under_torch_lib(const fs::path& relative, bool case_insensitive) {
     std::string previous;
     for (const auto& part : relative.parent_path()) {
-        std::string name = part.string();
+        std::string name = util::utf8_of(part);
         if (iequal_or_equal(previous, "torch", case_insensitive) &&
             iequal_or_equal(name, "lib", case_insensitive))
             return true;
@@ -78,7 +79,7 @@ bool under_torch_lib(const fs::path& relative, bool case_insensitive) {
 }
 
 bool has_library_name(const fs::path& file, TargetOs os) {
-    std::string name = file.filename().string();
+    std::string name = util::utf8_of(file.filename());
     if (os == TargetOs::windows) {
         std::string lower = util::to_lower(name);
         return lower.ends_with(".dll") || lower.ends_with(".pyd");
@@ -129,19 +130,19 @@ class Findings {
         importer = importer.lexically_normal();
         std::string key = std::to_string(static_cast<int>(f.kind)) + '\n' +
                           (case_insensitive_ ? util::to_lower(f.name) : f.name) + '\n' +
-                          f.found.string();
+                          util::utf8_of(f.found);
         if (!importer.empty()) f.importers = {importer};
         auto [it, inserted] = index_.try_emplace(key, items_.size());
         if (inserted) {
             std::vector<std::string> symbols = std::move(f.symbols);
             items_.push_back(Item{std::move(f), std::move(d), walk, {}, {}, {}});
-            if (!importer.empty()) items_.back().importer_keys.insert(importer.string());
+            if (!importer.empty()) items_.back().importer_keys.insert(util::utf8_of(importer));
             items_.back().add_symbols(symbols);
             return;
         }
         Item& old = items_[it->second];
         old.add_symbols(f.symbols);
-        if (!importer.empty() && old.importer_keys.insert(importer.string()).second)
+        if (!importer.empty() && old.importer_keys.insert(util::utf8_of(importer)).second)
             old.finding.importers.push_back(importer);
         bool better = old.finding.delay_load != f.delay_load
                           ? !f.delay_load
@@ -259,7 +260,7 @@ class Scanner {
 
 bool Scanner::inside_root(const fs::path& path) const {
     if (!path.is_absolute()) return false;
-    std::string normal = path.lexically_normal().string();
+    std::string normal = util::utf8_of(path.lexically_normal());
     return normal.starts_with(root_prefix_);
 }
 
@@ -272,7 +273,7 @@ void Scanner::enumerate() {
         std::error_code type_ec;
         auto status = entry.symlink_status(type_ec);
         if (type_ec) continue;
-        std::string name = entry.path().filename().string();
+        std::string name = util::utf8_of(entry.path().filename());
         if (fs::is_directory(status)) {
             if (name.starts_with("torch-") && name.ends_with(".dist-info") && name.size() > 16 &&
                 util::is_ascii_digit(name[6]) &&
@@ -289,7 +290,7 @@ void Scanner::enumerate() {
         if (!windows_ && image.format != ImageFormat::elf) continue;
         if (libraries_.size() == options_.max_libraries)
             throw util::InputError(
-                "cannot scan " + root_.string() + ": it holds more than " +
+                "cannot scan " + util::utf8_of(root_) + ": it holds more than " +
                     std::to_string(options_.max_libraries) + " native libraries",
                 "pass a smaller folder (a prefix, its site-packages or one package)");
         fs::path relative = entry.path().lexically_relative(root_);
@@ -318,7 +319,7 @@ void Scanner::index_scanned_folders() {
         }
         std::sort(files.begin(), files.end());
         for (auto& file : files)
-            bundled_index_[folders_.key(file.filename().string())].push_back(std::move(file));
+            bundled_index_[folders_.key(util::utf8_of(file.filename()))].push_back(std::move(file));
     }
 }
 
@@ -455,7 +456,7 @@ std::optional<fs::path> Scanner::older_runtime_beside(const Resolution& r) {
 void Scanner::check_runtime_loads(const Library& library) {
     const Image& image = *library.image;
     if (!windows_ || !windows_loader_ || !image.pe) return;
-    auto imported = imported_names(*image.pe, library.path.filename().string());
+    auto imported = imported_names(*image.pe, util::utf8_of(library.path.filename()));
     bool system32_known = options_.windows.system32.has_value();
     LoadedModules none;
     for (const auto& name : image.pe->dll_name_strings) {
@@ -526,13 +527,13 @@ ScanReport Scanner::run() {
     std::error_code ec;
     if (!fs::is_directory(options_.root, ec))
         throw util::InputError(
-            "cannot scan " + options_.root.string() + ": " +
+            "cannot scan " + util::utf8_of(options_.root) + ": " +
                 (fs::exists(options_.root, ec) ? "not a folder" : "no such folder"),
             "pass the folder that holds the native libraries: a prefix, its site-packages, or "
             "a torch/lib folder");
     root_ = fs::absolute(options_.root, ec).lexically_normal();
     if (root_.has_parent_path() && root_.filename().empty()) root_ = root_.parent_path();
-    root_prefix_ = (root_ / "").string();
+    root_prefix_ = util::utf8_of(root_ / "");
 
     enumerate();
     index_scanned_folders();
@@ -555,7 +556,7 @@ ScanReport Scanner::run() {
         const Library& library = libraries_[walk_index_];
         const Image& image = *library.image;
         Finding f;
-        f.name = library.path.filename().string();
+        f.name = util::utf8_of(library.path.filename());
         f.chain = {library.path};
         f.found = library.path;
         FindingDetails details;

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::diag::detail {
 
@@ -100,13 +101,14 @@ WindowsLoader::WindowsLoader(const WindowsSearch& search, ImageCache& images, Fo
 
 std::shared_ptr<const std::vector<SearchedPlace>> WindowsLoader::places_for(
     const fs::path& folder) {
-    std::string key = folder.string();
+    std::string key = util::utf8_of(folder);
     if (auto it = places_.find(key); it != places_.end()) return it->second;
     auto places = std::make_shared<std::vector<SearchedPlace>>();
     std::unordered_set<std::string> seen;
     auto add = [&](const char* origin, const fs::path& dir) {
         // A folder named twice is searched once, where it first comes.
-        if (!dir.empty() && !seen.insert(folders_.key(dir.lexically_normal().string())).second)
+        if (!dir.empty() &&
+            !seen.insert(folders_.key(util::utf8_of(dir.lexically_normal()))).second)
             return;
         places->push_back(SearchedPlace{origin, dir});
     };
@@ -146,7 +148,8 @@ Resolution WindowsLoader::resolve(std::string_view name, const fs::path& importe
         return r;
     }
     fs::path folder = importer.parent_path();
-    std::string key = folder.string() + '\n' + std::to_string(importer_machine) + '\n' + lower;
+    std::string key =
+        util::utf8_of(folder) + '\n' + std::to_string(importer_machine) + '\n' + lower;
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     Resolution found = search(lower, name, places_for(folder), importer_machine);
     return memo_.emplace(std::move(key), std::move(found)).first->second;

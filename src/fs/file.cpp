@@ -12,19 +12,20 @@
 #endif
 
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::fs {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
     throw util::Error(util::ExitCode::failure,
-                      what + " " + path.string() + ": " + std::strerror(err));
+                      what + " " + util::utf8_of(path) + ": " + std::strerror(err));
 }
 
 std::filesystem::path temp_sibling(const std::filesystem::path& path) {
     std::random_device rd;
     std::ostringstream name;
-    name << '.' << path.filename().string() << '.' << std::hex << rd() << rd() << ".tmp";
+    name << '.' << util::utf8_of(path.filename()) << '.' << std::hex << rd() << rd() << ".tmp";
     return path.parent_path() / name.str();
 }
 
@@ -81,7 +82,7 @@ bool write_once(const std::filesystem::path& path, std::string_view content) {
         std::error_code ignored;
         std::filesystem::remove(tmp, ignored);
         throw util::Error(util::ExitCode::failure,
-                          "cannot replace " + path.string() + ": " + ec.message());
+                          "cannot replace " + util::utf8_of(path) + ": " + ec.message());
     }
     return true;
 }
@@ -93,8 +94,8 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
     for (int attempt = 0; attempt < 3; ++attempt) {
         if (write_once(path, content)) return;
     }
-    throw util::Error(util::ExitCode::failure,
-                      "cannot replace " + path.string() + ": its temporary file kept vanishing");
+    throw util::Error(util::ExitCode::failure, "cannot replace " + util::utf8_of(path) +
+                                                   ": its temporary file kept vanishing");
 }
 
 }  // namespace aitk::fs

@@ -10,6 +10,7 @@
 
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::fs {
 
@@ -62,7 +63,7 @@ std::string sha256_file_hex(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw util::Error(util::ExitCode::failure,
-                          "cannot read " + path.string() + ": " + std::strerror(errno));
+                          "cannot read " + util::utf8_of(path) + ": " + std::strerror(errno));
     }
     Sha256 h;
     std::vector<char> buffer(1 << 16);
@@ -70,7 +71,7 @@ std::string sha256_file_hex(const std::filesystem::path& path) {
         in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
         h.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
     }
-    if (in.bad()) throw util::Error(util::ExitCode::failure, "cannot read " + path.string());
+    if (in.bad()) throw util::Error(util::ExitCode::failure, "cannot read " + util::utf8_of(path));
     return h.finish_hex();
 }
 

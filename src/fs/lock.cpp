@@ -21,13 +21,14 @@
 #endif
 
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::fs {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path,
                        const std::string& reason) {
-    throw util::Error(util::ExitCode::failure, what + " " + path.string() + ": " + reason);
+    throw util::Error(util::ExitCode::failure, what + " " + util::utf8_of(path) + ": " + reason);
 }
 
 void ensure_parent(const std::filesystem::path& lock_file) {

@@ -1,4 +1,5 @@
 #include "aitk/fs/mapped_file.hpp"
+#include "aitk/util/utf8.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -54,7 +55,7 @@ void MappedFile::release() noexcept {
 
 util::Expected<MappedFile, std::string> map_file(const std::filesystem::path& path) {
     auto fail = [&](const char* what) {
-        return util::Unexpected(path.string() + ": " + what + " failed (Windows error " +
+        return util::Unexpected(util::utf8_of(path) + ": " + what + " failed (Windows error " +
                                 std::to_string(GetLastError()) + ")");
     };
     HANDLE file = CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE,
@@ -88,7 +89,7 @@ util::Expected<MappedFile, std::string> map_file(const std::filesystem::path& pa
 
 util::Expected<MappedFile, std::string> map_file(const std::filesystem::path& path) {
     auto fail = [&](const char* what, int err) {
-        return util::Unexpected(path.string() + ": " + what + ": " + std::strerror(err));
+        return util::Unexpected(util::utf8_of(path) + ": " + what + ": " + std::strerror(err));
     };
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return fail("cannot open", errno);
@@ -100,7 +101,7 @@ util::Expected<MappedFile, std::string> map_file(const std::filesystem::path& pa
     }
     if (!S_ISREG(st.st_mode)) {
         ::close(fd);
-        return util::Unexpected(path.string() + ": not a regular file");
+        return util::Unexpected(util::utf8_of(path) + ": not a regular file");
     }
     MappedFile mapped;
     if (st.st_size == 0) {

@@ -22,6 +22,7 @@
 
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::fs {
 namespace {
@@ -31,7 +32,7 @@ constexpr std::size_t random_digits = 16;
 
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path,
                        const std::string& reason) {
-    throw util::Error(util::ExitCode::failure, what + " " + path.string() + ": " + reason);
+    throw util::Error(util::ExitCode::failure, what + " " + util::utf8_of(path) + ": " + reason);
 }
 
 std::mt19937_64 seeded_generator() {
@@ -177,7 +178,7 @@ PublishResult publish(const std::filesystem::path& staged,
     if (err == ERROR_ALREADY_EXISTS || err == ERROR_FILE_EXISTS) {
         return PublishResult::already_exists;
     }
-    fail("cannot move " + staged.string() + " to", destination,
+    fail("cannot move " + util::utf8_of(staged) + " to", destination,
          std::system_category().message(static_cast<int>(err)));
 #else
 #if defined(__linux__) && defined(RENAME_NOREPLACE)
@@ -187,7 +188,7 @@ PublishResult publish(const std::filesystem::path& staged,
     }
     if (errno == EEXIST || errno == ENOTEMPTY) return PublishResult::already_exists;
     if (errno != EINVAL && errno != ENOSYS) {
-        fail("cannot move " + staged.string() + " to", destination, std::strerror(errno));
+        fail("cannot move " + util::utf8_of(staged) + " to", destination, std::strerror(errno));
     }
     // The filesystem has no RENAME_NOREPLACE: fall through to the portable way.
 #endif
@@ -206,7 +207,7 @@ PublishResult publish(const std::filesystem::path& staged,
     }
     if (::rename(staged.c_str(), destination.c_str()) == 0) return PublishResult::published;
     if (errno == EEXIST || errno == ENOTEMPTY) return PublishResult::already_exists;
-    fail("cannot move " + staged.string() + " to", destination, std::strerror(errno));
+    fail("cannot move " + util::utf8_of(staged) + " to", destination, std::strerror(errno));
 #endif
 }
 

@@ -10,6 +10,7 @@
 #include "aitk/index/url.hpp"
 #include "aitk/net/redact.hpp"
 #include "aitk/pep/name.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::index {
 
@@ -148,7 +149,7 @@ void IndexClient::load_local(const IndexLocation& location) {
             std::sort(entries.begin(), entries.end());
             for (const auto& file : entries) {
                 DistributionFile draft;
-                draft.filename = file.filename().string();
+                draft.filename = util::utf8_of(file.filename());
                 draft.url = path_to_file_url(file);
                 auto classified = classify_file(std::move(draft), "");
                 if (auto* f = std::get_if<DistributionFile>(&classified)) {
@@ -224,7 +225,7 @@ void IndexClient::settle_local_page(const PageTask& task, const std::filesystem:
         page->status = Page::Status::found;
     } catch (const std::exception& e) {
         page->error = IndexError{IndexError::Kind::local_io,
-                                 "cannot read " + file.string() + ": " + e.what(), task.url};
+                                 "cannot read " + util::utf8_of(file) + ": " + e.what(), task.url};
     }
 }
 
@@ -258,7 +259,7 @@ void IndexClient::fetch_pages(const std::vector<PageTask>& tasks) {
             page->error =
                 IndexError{IndexError::Kind::offline_missing,
                            "offline: the index page " + shown + " is not in the cache" +
-                               (cache_ ? " at " + cache_->root().string() : std::string()) +
+                               (cache_ ? " at " + util::utf8_of(cache_->root()) : std::string()) +
                                "; run once without --offline to fill it",
                            shown};
             pages_[task.url] = std::move(page);

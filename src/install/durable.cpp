@@ -10,6 +10,7 @@
 #endif
 
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::install::detail {
 
@@ -18,8 +19,9 @@ namespace aitk::install::detail {
 namespace {
 
 [[noreturn]] void fail(const char* what, const std::filesystem::path& path, int error) {
-    throw util::Error(util::ExitCode::failure, std::string("cannot ") + what + " " + path.string() +
-                                                   ": " + std::strerror(error));
+    throw util::Error(
+        util::ExitCode::failure,
+        std::string("cannot ") + what + " " + util::utf8_of(path) + ": " + std::strerror(error));
 }
 
 int open_for_flush(const std::filesystem::path& path) {

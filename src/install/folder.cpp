@@ -15,6 +15,7 @@
 
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::install::detail {
 
@@ -52,14 +53,14 @@ Folder Folder::open(const std::filesystem::path& path, bool create) {
         stdfs::create_directories(path, ec);
         if (ec) {
             throw util::Error(util::ExitCode::failure,
-                              "cannot create folder " + path.string() + ": " + ec.message());
+                              "cannot create folder " + util::utf8_of(path) + ": " + ec.message());
         }
     }
     Folder folder(path);
     folder.fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (folder.fd_ < 0) {
-        throw util::Error(util::ExitCode::failure,
-                          "cannot open folder " + path.string() + ": " + std::strerror(errno));
+        throw util::Error(util::ExitCode::failure, "cannot open folder " + util::utf8_of(path) +
+                                                       ": " + std::strerror(errno));
     }
     return folder;
 }
@@ -188,7 +189,7 @@ Folder Folder::open(const std::filesystem::path& path, bool create) {
     std::error_code ec;
     if (create) stdfs::create_directories(path, ec);
     if (ec || !stdfs::is_directory(path, ec)) {
-        throw util::Error(util::ExitCode::failure, "cannot open folder " + path.string());
+        throw util::Error(util::ExitCode::failure, "cannot open folder " + util::utf8_of(path));
     }
     return Folder(path);
 }

@@ -20,6 +20,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "dist_info.hpp"
 
 namespace aitk::install {
@@ -44,7 +45,7 @@ stdfs::path from_generic(std::string_view path) {
 std::optional<InstalledDistribution> read_distribution(const stdfs::path& dist_info) {
     InstalledDistribution dist;
     dist.dist_info = dist_info;
-    const std::string folder = dist_info.filename().string();
+    const std::string folder = util::utf8_of(dist_info.filename());
     if (auto text = read_if_file(dist_info / "METADATA")) {
         if (auto metadata = pep::CoreMetadata::parse(*text)) {
             dist.name = pep::canonicalize_name(metadata->name);
@@ -161,7 +162,7 @@ std::vector<InstalledDistribution> installed_distributions(const PrefixLayout& l
     for (const auto& folder : folders) {
         std::error_code ec;
         for (const auto& entry : stdfs::directory_iterator(folder, ec)) {
-            const std::string name = entry.path().filename().string();
+            const std::string name = util::utf8_of(entry.path().filename());
             if (!name.ends_with(detail::dist_info_suffix) || !entry.is_directory(ec)) continue;
             if (auto dist = read_distribution(entry.path())) out.push_back(std::move(*dist));
         }
@@ -179,20 +180,20 @@ std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layou
     auto refuse = [&](const std::string& path, const std::string& why) {
         throw util::Error(util::ExitCode::failure, "refusing to remove " + dist.name + " " +
                                                        dist.version + ": its RECORD (" +
-                                                       (dist.dist_info / "RECORD").string() +
+                                                       util::utf8_of(dist.dist_info / "RECORD") +
                                                        ") lists '" + path + "', " + why);
     };
     if (!is_within(base, prefix)) {
-        throw util::Error(util::ExitCode::failure, "refusing to remove " + dist.name + " " +
-                                                       dist.version + ": " +
-                                                       dist.dist_info.string() +
-                                                       " is outside the prefix " + prefix.string());
+        throw util::Error(util::ExitCode::failure,
+                          "refusing to remove " + dist.name + " " + dist.version + ": " +
+                              util::utf8_of(dist.dist_info) + " is outside the prefix " +
+                              util::utf8_of(prefix));
     }
     if (dist.record.empty()) {
         // As pip does: without RECORD nobody knows which files are this distribution's.
         throw util::Error(util::ExitCode::failure,
                           "cannot remove " + dist.name + " " + dist.version + ": its RECORD (" +
-                              (dist.dist_info / "RECORD").string() +
+                              util::utf8_of(dist.dist_info / "RECORD") +
                               ") is missing or unreadable, so its files are unknown",
                           "reinstall it (which writes a new RECORD), then remove it");
     }
@@ -204,7 +205,7 @@ std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layou
     for (const InstalledFile& file : dist.record) {
         stdfs::path target = (base / from_generic(file.path)).lexically_normal();
         if (!is_within(target, prefix) || target == prefix) {
-            refuse(file.path, "which is outside the prefix " + prefix.string());
+            refuse(file.path, "which is outside the prefix " + util::utf8_of(prefix));
         }
         auto [it, fresh] = parent_ok.emplace(target.parent_path(), true);
         if (fresh) {
@@ -213,7 +214,7 @@ std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layou
             it->second = !ec && is_within(real, real_prefix);
         }
         if (!it->second) {
-            refuse(file.path, "whose folder leads outside the prefix " + prefix.string());
+            refuse(file.path, "whose folder leads outside the prefix " + util::utf8_of(prefix));
         }
         targets.push_back(std::move(target));
     }
@@ -229,7 +230,7 @@ std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layou
         removed.push_back(target);
         touched_folders.insert(target.parent_path());
         if (target.extension() == ".py") {
-            removed_modules[target.parent_path()].insert(target.stem().string());
+            removed_modules[target.parent_path()].insert(util::utf8_of(target.stem()));
         }
     }
     // Bytecode of the removed modules: __pycache__/<stem>.<tag>.pyc.
@@ -237,7 +238,7 @@ std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layou
         const stdfs::path cache = folder / "__pycache__";
         std::error_code ec;
         for (const auto& entry : stdfs::directory_iterator(cache, ec)) {
-            const std::string name = entry.path().filename().string();
+            const std::string name = util::utf8_of(entry.path().filename());
             if (!name.ends_with(".pyc")) continue;
             if (stems.count(name.substr(0, name.find('.'))) == 0) continue;
             std::error_code rm;
@@ -290,7 +291,7 @@ std::vector<FileDrift> verify_records(const PrefixLayout& layout,
         if (dist.record.empty()) {
             FileDrift drift;
             drift.distribution = dist.name;
-            drift.path = dist.dist_info.filename().string() + "/RECORD";
+            drift.path = util::utf8_of(dist.dist_info.filename()) + "/RECORD";
             drift.problem = FileProblem::missing;
             drift.detail = "RECORD is missing or unreadable";
             out.push_back(std::move(drift));
@@ -325,7 +326,7 @@ std::vector<std::string> unowned_files(const PrefixLayout& layout,
         for (const auto& file : dist.record) {
             stdfs::path full = (base / from_generic(file.path)).lexically_normal();
             if (!is_within(full, site)) continue;
-            owned.insert(full.lexically_relative(site).generic_string());
+            owned.insert(util::generic_utf8_of(full.lexically_relative(site)));
         }
     }
     std::vector<std::string> out;
@@ -335,7 +336,7 @@ std::vector<std::string> unowned_files(const PrefixLayout& layout,
     for (; !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
         std::error_code type_ec;
         if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) continue;
-        std::string rel = it->path().lexically_relative(site).generic_string();
+        std::string rel = util::generic_utf8_of(it->path().lexically_relative(site));
         if (owned.count(rel) != 0) continue;
         if (auto source = pyc_source(rel); source && owned.count(*source) != 0) continue;
         out.push_back(std::move(rel));

@@ -6,6 +6,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
+#include "aitk/util/utf8.hpp"
 #include "durable.hpp"
 
 namespace aitk::install::detail {
@@ -177,8 +178,9 @@ void write_journal(const TxnPaths& paths, const Journal& journal) {
     std::error_code ec;
     stdfs::create_directories(paths.root, ec);
     if (ec) {
-        throw util::Error(util::ExitCode::failure,
-                          "cannot create folder " + paths.root.string() + ": " + ec.message());
+        throw util::Error(
+            util::ExitCode::failure,
+            "cannot create folder " + util::utf8_of(paths.root) + ": " + ec.message());
     }
     fs::write_file_atomic(paths.journal, format_journal(journal));
     flush_to_disk(paths.root);
@@ -188,16 +190,16 @@ std::optional<Journal> read_journal(const TxnPaths& paths) {
     std::error_code ec;
     if (!stdfs::exists(stdfs::symlink_status(paths.journal, ec))) return std::nullopt;
     const std::string hint =
-        "delete " + paths.root.string() +
+        "delete " + util::utf8_of(paths.root) +
         " and run `aitk-env sync` again: it reinstalls whatever the interrupted change left "
         "incomplete (`aitk-env verify -p " +
-        paths.prefix.string() + "` lists it)";
+        util::utf8_of(paths.prefix) + "` lists it)";
     std::string text;
     try {
         text = fs::read_file(paths.journal);
     } catch (const util::Error& e) {
         throw util::Error(util::ExitCode::failure,
-                          "the journal of an interrupted change to " + paths.prefix.string() +
+                          "the journal of an interrupted change to " + util::utf8_of(paths.prefix) +
                               " cannot be read: " + e.what(),
                           hint);
     }
@@ -205,8 +207,8 @@ std::optional<Journal> read_journal(const TxnPaths& paths) {
     auto journal = parse_journal(text, error);
     if (!journal) {
         throw util::Error(util::ExitCode::failure,
-                          "the journal " + paths.journal.string() +
-                              " of an interrupted change to " + paths.prefix.string() +
+                          "the journal " + util::utf8_of(paths.journal) +
+                              " of an interrupted change to " + util::utf8_of(paths.prefix) +
                               " is damaged: " + error,
                           hint);
     }
@@ -218,7 +220,7 @@ void remove_journal(const TxnPaths& paths) {
     stdfs::remove(paths.journal, ec);
     if (ec) {
         throw util::Error(util::ExitCode::failure,
-                          "cannot remove " + paths.journal.string() + ": " + ec.message());
+                          "cannot remove " + util::utf8_of(paths.journal) + ": " + ec.message());
     }
     flush_to_disk(paths.root);
 }

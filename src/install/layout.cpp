@@ -6,6 +6,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/major_minor.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::install {
 namespace {
@@ -29,7 +30,7 @@ std::string version_from_lib(const stdfs::path& prefix) {
     std::error_code ec;
     std::string found;
     for (const auto& entry : stdfs::directory_iterator(prefix / "lib", ec)) {
-        std::string name = entry.path().filename().string();
+        std::string name = util::utf8_of(entry.path().filename());
         if (!name.starts_with("python")) continue;
         std::string version = util::numeric_major_minor(std::string_view(name).substr(6));
         if (version.empty() || !stdfs::is_directory(entry.path() / "site-packages", ec)) continue;

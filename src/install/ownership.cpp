@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::install::detail {
 namespace {
@@ -32,20 +33,20 @@ OwnedFiles owned_files(const TxnPaths& paths, const PrefixLayout& layout,
     owned.dist_info = absolute_normal(dist.dist_info);
     if (!is_within(owned.dist_info, paths.prefix) || owned.dist_info == paths.prefix) {
         throw util::Error(util::ExitCode::failure,
-                          "refusing to remove " + who + ": " + dist.dist_info.string() +
-                              " is outside the prefix " + paths.prefix.string());
+                          "refusing to remove " + who + ": " + util::utf8_of(dist.dist_info) +
+                              " is outside the prefix " + util::utf8_of(paths.prefix));
     }
     if (dist.record.empty()) {
         // As pip does: without RECORD nobody knows which files are this distribution's.
         throw util::Error(util::ExitCode::failure,
-                          "cannot remove " + who + ": its RECORD (" + record_file.string() +
+                          "cannot remove " + who + ": its RECORD (" + util::utf8_of(record_file) +
                               ") is missing or unreadable, so its files are unknown",
                           "reinstall it (which writes a new RECORD), then remove it");
     }
     auto refuse = [&](const std::string& path, const std::string& why) {
         throw util::Error(util::ExitCode::failure, "refusing to remove " + who + ": its RECORD (" +
-                                                       record_file.string() + ") lists '" + path +
-                                                       "', " + why);
+                                                       util::utf8_of(record_file) + ") lists '" +
+                                                       path + "', " + why);
     };
     // Every path is checked before anything moves: a RECORD naming a file outside the prefix
     // (by '..', an absolute path, or a symlinked folder) makes the whole transaction fail.
@@ -55,10 +56,10 @@ OwnedFiles owned_files(const TxnPaths& paths, const PrefixLayout& layout,
     for (const InstalledFile& file : dist.record) {
         stdfs::path target = (base / from_journal_path(file.path)).lexically_normal();
         if (!is_within(target, paths.prefix) || target == paths.prefix) {
-            refuse(file.path, "which is outside the prefix " + paths.prefix.string());
+            refuse(file.path, "which is outside the prefix " + util::utf8_of(paths.prefix));
         }
         if (is_within(target, state)) {
-            refuse(file.path, "which is inside aitk-env's own folder " + state.string());
+            refuse(file.path, "which is inside aitk-env's own folder " + util::utf8_of(state));
         }
         auto [it, fresh] = parent_ok.emplace(target.parent_path(), true);
         if (fresh) {
@@ -67,7 +68,8 @@ OwnedFiles owned_files(const TxnPaths& paths, const PrefixLayout& layout,
             it->second = !ec && is_within(real, real_prefix);
         }
         if (!it->second) {
-            refuse(file.path, "whose folder leads outside the prefix " + paths.prefix.string());
+            refuse(file.path,
+                   "whose folder leads outside the prefix " + util::utf8_of(paths.prefix));
         }
         owned.record.push_back(relative_to_prefix(paths, target));
     }
@@ -84,7 +86,7 @@ std::vector<std::string> existing_owned_files(const TxnPaths& paths,
             if (is_file_like(full)) out.push_back(rel);
             // Bytecode of a module goes with it, whether or not the .py is still there.
             if (full.extension() == ".py") {
-                modules[full.parent_path()].push_back(full.stem().string());
+                modules[full.parent_path()].push_back(util::utf8_of(full.stem()));
             }
         }
         std::error_code ec;
@@ -101,7 +103,7 @@ std::vector<std::string> existing_owned_files(const TxnPaths& paths,
         std::sort(stems.begin(), stems.end());
         std::error_code ec;
         for (const auto& entry : stdfs::directory_iterator(folder / "__pycache__", ec)) {
-            const std::string name = entry.path().filename().string();
+            const std::string name = util::utf8_of(entry.path().filename());
             if (!name.ends_with(".pyc")) continue;
             if (!std::binary_search(stems.begin(), stems.end(), name.substr(0, name.find('.')))) {
                 continue;

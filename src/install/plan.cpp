@@ -9,6 +9,7 @@
 #endif
 
 #include "aitk/util/parallel.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::install {
 namespace {
@@ -165,7 +166,7 @@ std::vector<std::vector<std::size_t>> serial_install_groups(
     for (std::size_t i = 0; i < trees.size(); ++i) {
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(trees[i], ec)) {
-            std::string name = entry.path().filename().string();
+            std::string name = util::utf8_of(entry.path().filename());
             if (name.ends_with(".dist-info")) continue;
             if (name.ends_with(".data")) name = ".data";  // scripts, headers: shared folders
             auto [it, inserted] = owner.emplace(name, i);

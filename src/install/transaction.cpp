@@ -14,6 +14,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "durable.hpp"
 #include "journal.hpp"
 #include "ownership.hpp"
@@ -44,9 +45,10 @@ bool is_real_directory(const stdfs::path& path) {
 
 [[noreturn]] void fail_move(const stdfs::path& from, const stdfs::path& to,
                             const std::error_code& ec) {
-    throw util::Error(util::ExitCode::failure,
-                      "cannot move " + from.string() + " to " + to.string() + ": " + ec.message(),
-                      "fix the cause and run aitk-env again: it finishes the change");
+    throw util::Error(
+        util::ExitCode::failure,
+        "cannot move " + util::utf8_of(from) + " to " + util::utf8_of(to) + ": " + ec.message(),
+        "fix the cause and run aitk-env again: it finishes the change");
 }
 
 void rename_or_throw(const stdfs::path& from, const stdfs::path& to) {
@@ -63,8 +65,9 @@ class FolderMaker {
         std::error_code ec;
         stdfs::create_directories(folder, ec);
         if (ec) {
-            throw util::Error(util::ExitCode::failure,
-                              "cannot create folder " + folder.string() + ": " + ec.message());
+            throw util::Error(
+                util::ExitCode::failure,
+                "cannot create folder " + util::utf8_of(folder) + ": " + ec.message());
         }
         made_.insert(folder);
     }
@@ -181,7 +184,7 @@ RecoveryOutcome recover(const PrefixLayout& layout, const TransactionStepHook& h
     if (!fs::remove_all_quietly(paths.root)) {
         throw util::Error(
             util::ExitCode::failure,
-            "cannot remove " + paths.root.string() + ", left by an interrupted aitk-env run",
+            "cannot remove " + util::utf8_of(paths.root) + ", left by an interrupted aitk-env run",
             "remove it by hand (nothing in the prefix depends on it)");
     }
     return staged ? RecoveryOutcome::rolled_back : RecoveryOutcome::nothing;
@@ -195,8 +198,8 @@ struct StagedEntries {
 };
 
 [[noreturn]] void fail_listing(const stdfs::path& folder, const std::error_code& ec) {
-    throw util::Error(util::ExitCode::failure,
-                      "cannot list the staged files in " + folder.string() + ": " + ec.message());
+    throw util::Error(util::ExitCode::failure, "cannot list the staged files in " +
+                                                   util::utf8_of(folder) + ": " + ec.message());
 }
 
 // Whether a file (or symlink) is somewhere under the staged folder `folder`: a staged tree of
@@ -273,7 +276,8 @@ void refuse_transaction_paths(const TxnPaths& paths, const stdfs::path& destinat
     if (detail::is_within(destination, paths.root) ||
         destination == paths.root.parent_path() / "lock") {
         // Only a hostile wheel's .data/data/ folder can name these.
-        throw util::Error(util::ExitCode::failure, "refusing to install " + destination.string() +
+        throw util::Error(util::ExitCode::failure, "refusing to install " +
+                                                       util::utf8_of(destination) +
                                                        ": aitk-env keeps its transaction there");
     }
 }
@@ -292,10 +296,10 @@ void check_places(const TxnPaths& paths, const StagedEntries& entries,
         refuse_transaction_paths(paths, destination);
         std::error_code ec;
         if (is_real_directory(destination) && keeps_files(paths, destination, leaving)) {
-            throw util::Error(
-                util::ExitCode::failure,
-                "cannot install " + destination.string() + ": a folder with files is in its place",
-                "move the folder away and run aitk-env again");
+            throw util::Error(util::ExitCode::failure,
+                              "cannot install " + util::utf8_of(destination) +
+                                  ": a folder with files is in its place",
+                              "move the folder away and run aitk-env again");
         }
         for (stdfs::path folder = destination.parent_path();
              folder != paths.prefix && detail::is_within(folder, paths.prefix);
@@ -307,8 +311,8 @@ void check_places(const TxnPaths& paths, const StagedEntries& entries,
                 detail::to_journal_path(folder.lexically_relative(paths.prefix));
             if (!stdfs::is_directory(status) && leaving.count(folder_rel) == 0) {
                 throw util::Error(util::ExitCode::failure,
-                                  "cannot install " + destination.string() + ": " +
-                                      folder.string() + " is a file, not a folder",
+                                  "cannot install " + util::utf8_of(destination) + ": " +
+                                      util::utf8_of(folder) + " is a file, not a folder",
                                   "move the file away and run aitk-env again");
             }
             break;
@@ -320,9 +324,9 @@ void check_places(const TxnPaths& paths, const StagedEntries& entries,
 stdfs::path rebase(const stdfs::path& path, const TxnPaths& paths) {
     stdfs::path rel = detail::absolute_normal(path).lexically_relative(paths.prefix);
     if (rel.empty() || *rel.begin() == "..") {
-        throw util::Error(util::ExitCode::failure, "cannot stage changes to " + path.string() +
-                                                       ": it is outside the prefix " +
-                                                       paths.prefix.string());
+        throw util::Error(util::ExitCode::failure,
+                          "cannot stage changes to " + util::utf8_of(path) +
+                              ": it is outside the prefix " + util::utf8_of(paths.prefix));
     }
     return rel == "." ? paths.staging : paths.staging / rel;
 }
@@ -434,9 +438,9 @@ void PrefixTransaction::stage_file(const std::filesystem::path& destination,
     const stdfs::path target = detail::absolute_normal(destination);
     if (target == paths.prefix || !detail::is_within(target, paths.prefix) ||
         detail::is_within(target, paths.root)) {
-        throw util::Error(util::ExitCode::failure, "cannot stage " + destination.string() +
+        throw util::Error(util::ExitCode::failure, "cannot stage " + util::utf8_of(destination) +
                                                        ": it is not a file inside the prefix " +
-                                                       paths.prefix.string());
+                                                       util::utf8_of(paths.prefix));
     }
     const stdfs::path staged = paths.staging / target.lexically_relative(paths.prefix);
     std::error_code ec;
@@ -444,7 +448,7 @@ void PrefixTransaction::stage_file(const std::filesystem::path& destination,
     if (ec) {
         throw util::Error(
             util::ExitCode::failure,
-            "cannot create folder " + staged.parent_path().string() + ": " + ec.message());
+            "cannot create folder " + util::utf8_of(staged.parent_path()) + ": " + ec.message());
     }
     fs::write_file_atomic(staged, content);
 }

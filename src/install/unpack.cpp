@@ -16,6 +16,7 @@
 #include "aitk/pep/version.hpp"
 #include "aitk/pep/wheel_filename.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "dist_info.hpp"
 
 namespace aitk::install {
@@ -127,7 +128,7 @@ void verify_metadata(std::string_view label, const stdfs::path& tree, const std:
 void verify_against_record(std::string_view label, const stdfs::path& wheel,
                            const stdfs::path& tree, const archive::ExtractResult& extracted) {
     const std::string dist_info = find_dist_info(label, extracted);
-    if (auto filename = pep::WheelFilename::parse(wheel.filename().string())) {
+    if (auto filename = pep::WheelFilename::parse(util::utf8_of(wheel.filename()))) {
         if (!detail::dist_info_matches(dist_info, filename->name, filename->version.to_string())) {
             fail(label, "",
                  "its folder '" + dist_info + "' does not match the wheel's name and version (" +
@@ -196,7 +197,7 @@ void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::pat
 
 void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::path& destination,
                   const UnpackLimits& limits) {
-    const std::string label = wheel.filename().string();
+    const std::string label = util::utf8_of(wheel.filename());
     archive::ExtractOptions options;
     options.max_total_bytes = limits.max_total_bytes;
     options.max_entries = limits.max_entries;

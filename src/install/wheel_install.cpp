@@ -12,6 +12,7 @@
 #include "aitk/install/record.hpp"
 #include "aitk/install/windows_launcher.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "dist_info.hpp"
 #include "folder.hpp"
 #include "linker.hpp"
@@ -65,14 +66,15 @@ std::string find_dist_info(std::string_view label, const WheelInstallRequest& re
     std::vector<std::string> found;
     std::error_code ec;
     for (const auto& entry : stdfs::directory_iterator(request.unpacked, ec)) {
-        std::string name = entry.path().filename().string();
+        std::string name = util::utf8_of(entry.path().filename());
         if (name.ends_with(detail::dist_info_suffix) && entry.is_directory(ec)) {
             found.push_back(std::move(name));
         }
     }
     if (ec) {
         fail(label, "",
-             "cannot read the unpacked tree " + request.unpacked.string() + ": " + ec.message());
+             "cannot read the unpacked tree " + util::utf8_of(request.unpacked) + ": " +
+                 ec.message());
     }
     if (found.size() != 1) {
         fail(label, "",
@@ -162,7 +164,7 @@ std::vector<Script> read_scripts(std::string_view label, const std::string& path
 // The first line of a script for `python`: "#!<python>", or the /bin/sh trampoline pip's
 // distlib writes when the path has a space or is too long for the kernel's shebang limit.
 std::string shebang(const stdfs::path& python, bool windows) {
-    const std::string exe = python.string();
+    const std::string exe = util::utf8_of(python);
 #ifdef __APPLE__
     constexpr std::size_t max_shebang = 512;
 #else
@@ -177,7 +179,7 @@ std::string shebang(const stdfs::path& python, bool windows) {
 
 // "../../../bin" for the scripts folder seen from site-packages; "" for site-packages itself.
 std::string record_prefix(const stdfs::path& folder, const stdfs::path& lib_dir) {
-    std::string rel = folder.lexically_relative(lib_dir).generic_string();
+    std::string rel = util::generic_utf8_of(folder.lexically_relative(lib_dir));
     if (rel == ".") return {};
     return rel + "/";
 }

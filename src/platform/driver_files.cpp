@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::platform {
 
@@ -81,7 +82,7 @@ std::vector<ProcGpuInformation> proc_gpu_names(const ProbeEnvironment& env) {
         if (!text) continue;
         auto info = parse_proc_gpu_information(*text);
         if (!info) continue;
-        if (info->bus_location.empty()) info->bus_location = entry.path().filename().string();
+        if (info->bus_location.empty()) info->bus_location = util::utf8_of(entry.path().filename());
         info->bus_location = util::to_lower(info->bus_location);
         out.push_back(std::move(*info));
     }
@@ -132,7 +133,7 @@ std::vector<PciDisplayDevice> scan_pci_display_devices(const ProbeEnvironment& e
         auto vendor = read_hex<std::uint16_t>(entry.path() / "vendor");
         if (!vendor) continue;
         PciDisplayDevice dev;
-        dev.address = entry.path().filename().string();
+        dev.address = util::utf8_of(entry.path().filename());
         dev.vendor = *vendor;
         dev.device = read_hex<std::uint16_t>(entry.path() / "device").value_or(0);
         dev.class_code = *cls;

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 #ifdef _WIN32
 #ifndef NOMINMAX
@@ -118,10 +119,10 @@ LibcInfo detect_linux_libc(const ProbeEnvironment& env) {
     for (const char* lib : {"lib", "usr/lib"}) {
         std::filesystem::path dir = env.root / lib;
         for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-            std::string name = entry.path().filename().string();
+            std::string name = util::utf8_of(entry.path().filename());
             if (name.rfind("ld-musl-", 0) != 0) continue;
             util::ProcessRequest req;
-            req.argv = {entry.path().string()};
+            req.argv = {util::utf8_of(entry.path())};
             req.environment = env.env;
             req.timeout = env.timeouts.small_tool;
             req.output_limit = 4096;

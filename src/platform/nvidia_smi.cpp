@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::platform {
 
@@ -137,7 +138,7 @@ std::vector<std::filesystem::path> nvidia_smi_candidates(
         std::vector<std::filesystem::path> store;
         for (const auto& entry : std::filesystem::directory_iterator(
                  system_root / "System32" / "DriverStore" / "FileRepository", ec)) {
-            std::string name = util::to_lower(entry.path().filename().string());
+            std::string name = util::to_lower(util::utf8_of(entry.path().filename()));
             if (name.rfind("nv", 0) == 0) store.push_back(entry.path() / "nvidia-smi.exe");
         }
         std::sort(store.begin(), store.end());
@@ -155,7 +156,7 @@ SourceResult<SmiReport> probe_nvidia_smi(const std::vector<std::filesystem::path
     const std::filesystem::path& program = candidates.front();
     auto run_query = [&](bool with_cc) {
         util::ProcessRequest req;
-        req.argv = {program.string()};
+        req.argv = {util::utf8_of(program)};
         auto args = nvidia_smi_query_arguments(with_cc);
         req.argv.insert(req.argv.end(), args.begin(), args.end());
         req.environment = env;
@@ -178,7 +179,7 @@ SourceResult<SmiReport> probe_nvidia_smi(const std::vector<std::filesystem::path
         run = run_query(false);
         if (!run) return R::none(AttemptOutcome::failed, run.error().message);
     }
-    std::string name = program.string();
+    std::string name = util::utf8_of(program);
     if (run->end == util::ProcessEnd::timed_out) {
         return R::none(AttemptOutcome::timed_out, name + " " + run->describe() + " and was killed");
     }

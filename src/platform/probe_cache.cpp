@@ -14,6 +14,7 @@
 #include "aitk/platform/nvml.hpp"
 #include "aitk/platform/overrides.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 #ifdef _WIN32
 #ifndef NOMINMAX
@@ -54,7 +55,7 @@ void add_file_stat(std::string& out, const std::filesystem::path& path) {
     if (!path.is_absolute() || !std::filesystem::is_regular_file(path, ec)) return;
     auto size = std::filesystem::file_size(path, ec);
     auto mtime = std::filesystem::last_write_time(path, ec);
-    out += "file " + path.string() + " " + std::to_string(size) + " " +
+    out += "file " + util::utf8_of(path) + " " + std::to_string(size) + " " +
            std::to_string(mtime.time_since_epoch().count()) + "\n";
 }
 
@@ -71,7 +72,7 @@ std::uint64_t fnv1a64(std::string_view s) {
 
 std::string probe_cache_key_material(const ProbeEnvironment& env, std::string_view tool_version) {
     std::string m = "aitk-env " + std::string(tool_version) + "\nos " +
-                    std::string(os_name(env.os)) + "\nroot " + env.root.string() + "\n" +
+                    std::string(os_name(env.os)) + "\nroot " + util::utf8_of(env.root) + "\n" +
                     boot_identity(env) + "\n";
     for (const char* f : {"/sys/module/nvidia/version", "/proc/driver/nvidia/version"}) {
         m += std::string(f) + " " + read_small_file(env.path(f), 4096).value_or("-") + "\n";
@@ -128,9 +129,9 @@ std::optional<HardwareProbe> load_cached_probe(const std::filesystem::path& file
     if (p == j.end()) return std::nullopt;
     auto probe = probe_from_json(*p);
     if (!probe) return std::nullopt;
-    probe->attempts.insert(probe->attempts.begin(),
-                           ProbeAttempt{"cache", AttemptOutcome::answered,
-                                        "from " + file.string() + " (--refresh probes again)"});
+    probe->attempts.insert(probe->attempts.begin(), ProbeAttempt{"cache", AttemptOutcome::answered,
+                                                                 "from " + util::utf8_of(file) +
+                                                                     " (--refresh probes again)"});
     return std::move(*probe);
 }
 

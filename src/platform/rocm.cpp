@@ -6,6 +6,7 @@
 
 #include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::platform {
 
@@ -122,7 +123,7 @@ SourceResult<std::vector<GpuDevice>> probe_amd_gpus(const ProbeEnvironment& env)
         if (!text) continue;
         auto parsed = parse_kfd_properties(*text);
         if (!parsed) {
-            problems += "; " + node.filename().string() + ": " + parsed.error().message;
+            problems += "; " + util::utf8_of(node.filename()) + ": " + parsed.error().message;
             continue;
         }
         if (parsed->gfx_target.empty()) continue;  // a CPU node

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::platform {
 
@@ -16,7 +17,7 @@ std::vector<std::string> missing_msvc_runtime_dlls(const std::filesystem::path& 
     std::vector<std::string> present;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(system32, ec)) {
-        present.push_back(util::to_lower(entry.path().filename().string()));
+        present.push_back(util::to_lower(util::utf8_of(entry.path().filename())));
     }
     std::vector<std::string> missing;
     for (std::string_view dll : kMsvcRuntimeDlls) {

@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "aitk/util/text.hpp"
+#include "aitk/util/utf8.hpp"
 #include "conda_spec.hpp"
 #include "requirements_source.hpp"
 
@@ -217,11 +218,11 @@ Loaded<CondaEnvironment> read_conda_environment(const std::filesystem::path& pat
                                                 const RequirementsReadOptions& options) {
     auto text = options.read ? options.read(path) : detail::read_text_file(path);
     if (!text) {
-        return util::input_problem(SourceLocation{path.string(), 0, 0},
+        return util::input_problem(SourceLocation{util::utf8_of(path), 0, 0},
                                    "cannot read environment file: " + text.error(),
                                    "check the path");
     }
-    return parse_conda_environment(*text, path.string(), path.parent_path(), options);
+    return parse_conda_environment(*text, util::utf8_of(path), path.parent_path(), options);
 }
 
 }  // namespace aitk::project

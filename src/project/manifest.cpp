@@ -8,6 +8,7 @@
 #include "aitk/project/target.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/text.hpp"
+#include "aitk/util/utf8.hpp"
 #include "manifest_sections.hpp"
 
 namespace aitk::embedded {
@@ -302,10 +303,10 @@ Loaded<Manifest> read_manifest(const std::filesystem::path& path) {
     try {
         text = fs::read_file(path);
     } catch (const std::exception& e) {
-        return util::input_problem({path.string(), 0, 0}, e.what(),
+        return util::input_problem({util::utf8_of(path), 0, 0}, e.what(),
                                    "pass an existing manifest file with -m");
     }
-    return parse_manifest(text, path.string());
+    return parse_manifest(text, util::utf8_of(path));
 }
 
 std::string_view builtin_manifest_text() {

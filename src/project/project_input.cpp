@@ -6,6 +6,7 @@
 
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/version.hpp"
+#include "aitk/util/utf8.hpp"
 #include "manifest_sections.hpp"
 
 namespace aitk::project {
@@ -223,7 +224,7 @@ ProjectInput from_requirements(const RequirementsFile& file, std::string name) {
 ProjectInput from_conda(const CondaImport& import, const CondaEnvironment& env) {
     ProjectInput in;
     const std::filesystem::path file(env.file);
-    in.name = env.name.empty() ? file.stem().string() : env.name;
+    in.name = env.name.empty() ? util::utf8_of(file.stem()) : env.name;
     if (import.python) {
         auto v = pep::Version::parse(*import.python);
         if (v && v->release().size() >= 2) {
@@ -240,8 +241,8 @@ ProjectInput from_conda(const CondaImport& import, const CondaEnvironment& env) 
     if (import.backend) {
         in.backends.push_back(BackendOption{*import.backend, {}, false, {}, {}});
         in.named_backend = *import.backend;
-        in.named_backend_by =
-            file.filename().string() + "'s conda packages (cpuonly, cudatoolkit, pytorch-cuda)";
+        in.named_backend_by = util::utf8_of(file.filename()) +
+                              "'s conda packages (cpuonly, cudatoolkit, pytorch-cuda)";
     }
     add_lines(in.requirements, import.requirements, {});
     add_lines(in.constraints, env.pip.constraints, {});

@@ -10,6 +10,7 @@
 #include "aitk/pep/wheel_filename.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::project::detail {
 namespace {
@@ -214,7 +215,7 @@ Entry path_entry(std::string_view text, std::size_t offset, const std::filesyste
     RequirementLine line;
     std::filesystem::path full = join_relative(base_dir, std::filesystem::path(std::string(path)));
     line.url = path_to_file_url(full);
-    std::string filename = full.filename().string();
+    std::string filename = util::utf8_of(full.filename());
     auto name = is_archive_name(filename) ? name_from_filename(filename, offset)
                                           : util::Expected<std::string, LineError>(std::string{});
     if (!name) return util::Unexpected(std::move(name.error()));
@@ -269,7 +270,7 @@ std::string path_to_file_url(const std::filesystem::path& path) {
     std::error_code ec;
     std::filesystem::path absolute = std::filesystem::absolute(path, ec);
     if (ec) absolute = path;
-    std::string generic = absolute.lexically_normal().generic_string();
+    std::string generic = util::generic_utf8_of(absolute.lexically_normal());
     while (generic.size() > 1 && generic.back() == '/')
         generic.pop_back();
     std::string url = "file://";

@@ -17,6 +17,7 @@
 #include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/text.hpp"
+#include "aitk/util/utf8.hpp"
 #include "requirements_entry.hpp"
 #include "requirements_lines.hpp"
 #include "requirements_options.hpp"
@@ -335,7 +336,7 @@ class Parser {
                 push_unique(o.find_links,
                             has_url_scheme(option.value)
                                 ? option.value
-                                : join_relative(source.base_dir, option.value).string());
+                                : util::utf8_of(join_relative(source.base_dir, option.value)));
                 break;
             case LineOption::no_binary:
             case LineOption::only_binary: {
@@ -400,7 +401,7 @@ class Parser {
             target = std::filesystem::path(option.value);
         }
         std::filesystem::path path = join_relative(source.base_dir, target);
-        std::string label = path.string();
+        std::string label = util::utf8_of(path);
         if (std::find(chain_.begin(), chain_.end(), label) != chain_.end()) {
             std::string cycle;
             auto first = std::find(chain_.begin(), chain_.end(), label);
@@ -421,7 +422,7 @@ class Parser {
         }
         auto text = options_.read ? options_.read(path) : read_text_file(path);
         if (!text) {
-            std::string folder = source.base_dir.empty() ? "." : source.base_dir.string();
+            std::string folder = source.base_dir.empty() ? "." : util::utf8_of(source.base_dir);
             return problem_at(
                 source, line,
                 LineError{option.value_offset,
@@ -450,7 +451,7 @@ Loaded<RequirementsFile> parse_requirements_source(std::string_view text,
                                                    const RequirementsSource& source,
                                                    const RequirementsReadOptions& options) {
     Parser parser(options);
-    parser.chain().push_back(std::filesystem::path(source.label).lexically_normal().string());
+    parser.chain().push_back(util::utf8_of(std::filesystem::path(source.label).lexically_normal()));
     if (auto problem = parser.parse(text, source, false)) {
         return util::Unexpected(std::move(*problem));
     }
@@ -463,11 +464,11 @@ Loaded<RequirementsFile> read_requirements_file(const std::filesystem::path& pat
                                                 const RequirementsReadOptions& options) {
     auto text = options.read ? options.read(path) : detail::read_text_file(path);
     if (!text) {
-        return util::input_problem(SourceLocation{path.string(), 0, 0},
+        return util::input_problem(SourceLocation{util::utf8_of(path), 0, 0},
                                    "cannot read requirements file: " + text.error(),
                                    "check the path");
     }
-    detail::RequirementsSource source{path.string(), path.parent_path(), {}};
+    detail::RequirementsSource source{util::utf8_of(path), path.parent_path(), {}};
     auto file = detail::parse_requirements_source(*text, source, options);
     if (!file) return file;
     file->files.insert(file->files.begin(), path);
@@ -477,7 +478,7 @@ Loaded<RequirementsFile> read_requirements_file(const std::filesystem::path& pat
 Loaded<RequirementsFile> parse_requirements_text(std::string_view text,
                                                  const std::filesystem::path& file,
                                                  const RequirementsReadOptions& options) {
-    detail::RequirementsSource source{file.string(), file.parent_path(), {}};
+    detail::RequirementsSource source{util::utf8_of(file), file.parent_path(), {}};
     return detail::parse_requirements_source(text, source, options);
 }
 

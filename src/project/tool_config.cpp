@@ -1,4 +1,5 @@
 #include "aitk/project/tool_config.hpp"
+#include "aitk/util/utf8.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -79,12 +80,13 @@ util::Loaded<ToolConfig> load_tool_config(const std::filesystem::path& path) {
     if (!std::filesystem::exists(path, ec)) return ToolConfig{};
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        return util::input_problem({path.string(), 0, 0}, "cannot read the configuration file",
+        return util::input_problem({util::utf8_of(path), 0, 0},
+                                   "cannot read the configuration file",
                                    "check its permissions, or remove it");
     }
     std::ostringstream text;
     text << in.rdbuf();
-    return parse_tool_config(text.str(), path.string());
+    return parse_tool_config(text.str(), util::utf8_of(path));
 }
 
 }  // namespace aitk::project

@@ -9,6 +9,7 @@
 #include "aitk/python/py_launcher.hpp"
 #include "aitk/util/major_minor.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "probe_answer.hpp"
 #include "version_managers.hpp"
 #include "version_selection.hpp"
@@ -64,7 +65,7 @@ class CandidateList {
         if (out_.size() >= options_.max_candidates || !is_executable(p, options_.windows)) return;
         // The Microsoft Store's python.exe stubs open the Store instead of running Python.
         if (options_.windows &&
-            util::to_lower(p.string()).find("windowsapps") != std::string::npos) {
+            util::to_lower(util::utf8_of(p)).find("windowsapps") != std::string::npos) {
             return;
         }
         std::error_code ec;
@@ -80,12 +81,12 @@ class CandidateList {
     // python3.X (newest first), python3, python in one folder.
     void add_folder(const std::filesystem::path& dir) {
         if (options_.windows &&
-            util::to_lower(dir.string()).find("windowsapps") != std::string::npos)
+            util::to_lower(util::utf8_of(dir)).find("windowsapps") != std::string::npos)
             return;
         std::vector<std::string> names;
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-            std::string name = entry.path().filename().string();
+            std::string name = util::utf8_of(entry.path().filename());
             if (is_interpreter_name(name, options_.windows)) names.push_back(name);
         }
         std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
@@ -128,7 +129,7 @@ class CandidateList {
 
   private:
     bool is_shim_folder(const std::filesystem::path& dir) {
-        auto key = dir.string();
+        auto key = util::utf8_of(dir);
         auto it = shim_folders_.find(key);
         if (it != shim_folders_.end()) return it->second;
         bool shims = detail::recognise_shim_folder(dir, options_).has_value();
@@ -179,8 +180,8 @@ std::vector<std::filesystem::path> interpreter_candidates(const DiscoveryOptions
         list.add_path_entry(dir, path_dirs);
     if (auto root = detail::pyenv_root(options); !root.empty()) {
         auto newest_first = [](const auto& a, const auto& b) {
-            return detail::version_key(a.filename().string()) >
-                   detail::version_key(b.filename().string());
+            return detail::version_key(util::utf8_of(a.filename())) >
+                   detail::version_key(util::utf8_of(b.filename()));
         };
         for (const auto& v : subfolders(root / "versions", newest_first))
             list.add_root(v);

@@ -8,6 +8,7 @@
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "probe_answer.hpp"
 
 namespace aitk::python {
@@ -74,7 +75,7 @@ std::map<std::string, InterpreterCache::Entry> InterpreterCache::read(
 }
 
 std::optional<Interpreter> InterpreterCache::find(const FileStamp& stamp) const {
-    auto it = entries_.find(stamp.real_path.string());
+    auto it = entries_.find(util::utf8_of(stamp.real_path));
     if (it == entries_.end() || it->second.mtime_ns != stamp.mtime_ns ||
         it->second.size != stamp.size) {
         return std::nullopt;
@@ -87,8 +88,8 @@ std::optional<Interpreter> InterpreterCache::find(const FileStamp& stamp) const 
 
 void InterpreterCache::put(const FileStamp& stamp, const std::string& answer) {
     Entry entry{stamp.mtime_ns, stamp.size, answer};
-    entries_[stamp.real_path.string()] = entry;
-    added_[stamp.real_path.string()] = std::move(entry);
+    entries_[util::utf8_of(stamp.real_path)] = entry;
+    added_[util::utf8_of(stamp.real_path)] = std::move(entry);
 }
 
 void InterpreterCache::save() {

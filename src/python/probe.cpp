@@ -8,6 +8,7 @@
 #include "aitk/python/discovery.hpp"
 #include "aitk/python/interpreter_cache.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "probe_answer.hpp"
 #include "version_managers.hpp"
 
@@ -191,7 +192,7 @@ Asked ask(const std::filesystem::path& candidate, const DiscoveryOptions& option
     Asked asked;
     std::error_code ec;
     if (!std::filesystem::exists(candidate, ec)) {
-        asked.result = util::Unexpected(candidate.string() + " does not exist");
+        asked.result = util::Unexpected(util::utf8_of(candidate) + " does not exist");
         return asked;
     }
     asked.stamp = stamp_of(candidate);
@@ -199,26 +200,27 @@ Asked ask(const std::filesystem::path& candidate, const DiscoveryOptions& option
     // interpreter behind it that a new prefix is made from.
     std::filesystem::path run_path = asked.stamp ? asked.stamp->real_path : candidate;
     util::ProcessRequest req;
-    req.argv = {run_path.string(), "-E", "-s", "-c", std::string(probe_script())};
+    req.argv = {util::utf8_of(run_path), "-E", "-s", "-c", std::string(probe_script())};
     req.environment = options.environment;
     req.timeout = options.timeout;
     req.output_limit = 64 * 1024;
     auto run = util::run_process(req);
     if (!run) {
-        asked.result =
-            util::Unexpected(candidate.string() + " could not be run: " + run.error().message);
+        asked.result = util::Unexpected(util::utf8_of(candidate) +
+                                        " could not be run: " + run.error().message);
         return asked;
     }
     if (!run->succeeded()) {
-        std::string why = candidate.string() + " " + run->describe();
+        std::string why = util::utf8_of(candidate) + " " + run->describe();
         if (auto err = first_line(run->err); !err.empty()) why += ": " + err;
         asked.result = util::Unexpected(why);
         return asked;
     }
     auto parsed = parse_probe_output(run->out);
     if (!parsed) {
-        asked.result = util::Unexpected(candidate.string() + " is not a Python interpreter (" +
-                                        parsed.error().message + ")");
+        asked.result =
+            util::Unexpected(util::utf8_of(candidate) + " is not a Python interpreter (" +
+                             parsed.error().message + ")");
         return asked;
     }
     Interpreter interp = std::move(*parsed);

@@ -4,6 +4,7 @@
 
 #include "aitk/pep/version.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::python {
 
@@ -112,7 +113,7 @@ std::optional<std::filesystem::path> executable_of(const InterpreterRequest& req
                                                    const DiscoveryOptions& options) {
     if (request.kind == InterpreterRequest::Kind::path) return request.path;
     auto pathext = util::environment_lookup(options.environment, "PATHEXT", true);
-    return util::find_program(request.path.string(), options.path_value, options.windows,
+    return util::find_program(util::utf8_of(request.path), options.path_value, options.windows,
                               pathext.value_or(".COM;.EXE;.BAT;.CMD"));
 }
 

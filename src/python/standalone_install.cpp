@@ -11,6 +11,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::python {
 
@@ -55,7 +56,7 @@ bool on_platform(const StandaloneBuild& b, const StandalonePlatform& where) {
 bool unpack_once(cache::Cache& cache, const fsys::path& archive, const fsys::path& root,
                  bool windows) {
     auto lock = fs::FileLock::acquire(
-        cache.base() / "locks" / ("python-" + root.filename().string() + ".lock"),
+        cache.base() / "locks" / ("python-" + util::utf8_of(root.filename()) + ".lock"),
         fs::LockMode::exclusive);
     std::error_code ec;
     if (fsys::is_directory(root, ec)) return false;
@@ -65,8 +66,8 @@ bool unpack_once(cache::Cache& cache, const fsys::path& archive, const fsys::pat
     const fsys::path exe = standalone_executable(tree, windows);
     if (!fsys::exists(exe, ec)) {
         throw util::Error(util::ExitCode::failure,
-                          archive.filename().string() + " does not hold " +
-                              exe.lexically_relative(tree).generic_string() +
+                          util::utf8_of(archive.filename()) + " does not hold " +
+                              util::generic_utf8_of(exe.lexically_relative(tree)) +
                               ": not a python-build-standalone install archive");
     }
     fsys::create_directories(root.parent_path(), ec);
@@ -185,7 +186,7 @@ StandaloneInstall install_standalone(const StandaloneInstallRequest& request,
             if (!outcome) {
                 // The staging name is fresh each run, so a kept .part could never be resumed.
                 fs::remove_all_quietly(download.destination);
-                fs::remove_all_quietly(download.destination.string() + ".part");
+                fs::remove_all_quietly(util::utf8_of(download.destination) + ".part");
                 throw util::Error(util::ExitCode::failure, "cannot download CPython " +
                                                                out.build.version + ": " +
                                                                outcome.error().message);
@@ -199,8 +200,8 @@ StandaloneInstall install_standalone(const StandaloneInstallRequest& request,
     if (!fsys::exists(exe, ec)) {
         throw util::Error(
             util::ExitCode::failure,
-            exe.string() + " is missing from the installed CPython " + out.build.version,
-            "remove " + out.root.string() + " and install it again");
+            util::utf8_of(exe) + " is missing from the installed CPython " + out.build.version,
+            "remove " + util::utf8_of(out.root) + " and install it again");
     }
     if (request.probe) {
         auto probed = probe_interpreter(exe, request.probe_options);
@@ -208,7 +209,7 @@ StandaloneInstall install_standalone(const StandaloneInstallRequest& request,
             throw util::Error(
                 util::ExitCode::failure,
                 "the installed CPython " + out.build.version + " does not run: " + probed.error(),
-                "remove " + out.root.string() + " and install it again");
+                "remove " + util::utf8_of(out.root) + " and install it again");
         }
         out.interpreter = std::move(*probed);
     } else {
@@ -231,7 +232,7 @@ std::vector<InstalledStandalone> installed_standalone(const cache::Cache& cache)
     for (const auto& entry : fsys::directory_iterator(cache.base() / "python", ec)) {
         if (!entry.is_directory(ec)) continue;
         // <version>-<build>-<os>-<arch>: the version has no '-', so split from the left.
-        const std::string name = entry.path().filename().string();
+        const std::string name = util::utf8_of(entry.path().filename());
         auto parts = util::split(name, '-');
         if (parts.size() != 4) continue;
         InstalledStandalone s;

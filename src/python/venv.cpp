@@ -8,6 +8,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::python {
 
@@ -100,7 +101,7 @@ constexpr std::string_view kGitignore =
 
 [[noreturn]] void fail(const std::string& what, const fsys::path& path, const std::error_code& ec) {
     throw util::Error(util::ExitCode::failure,
-                      "cannot " + what + " " + path.string() + ": " + ec.message());
+                      "cannot " + what + " " + util::utf8_of(path) + ": " + ec.message());
 }
 
 // Replaces whatever is at `path` with a symlink, in one rename.
@@ -108,7 +109,7 @@ void place_symlink(const fsys::path& path, const fsys::path& target) {
     std::error_code ec;
     if (fsys::is_symlink(fsys::symlink_status(path, ec)) && fsys::read_symlink(path, ec) == target)
         return;
-    fsys::path temp = fs::unique_temp_path(path.parent_path(), path.filename().string());
+    fsys::path temp = fs::unique_temp_path(path.parent_path(), util::utf8_of(path.filename()));
     fsys::create_symlink(target, temp, ec);
     if (ec) fail("create the link", path, ec);
     fsys::rename(temp, path, ec);
@@ -121,13 +122,13 @@ void place_symlink(const fsys::path& path, const fsys::path& target) {
 
 void place_copy(const fsys::path& source, const fsys::path& path) {
     std::error_code ec;
-    fsys::path temp = fs::unique_temp_path(path.parent_path(), path.filename().string());
+    fsys::path temp = fs::unique_temp_path(path.parent_path(), util::utf8_of(path.filename()));
     fsys::copy_file(source, temp, ec);
     if (!ec) fsys::rename(temp, path, ec);
     if (ec) {
         std::error_code ignored;
         fsys::remove(temp, ignored);
-        fail("copy " + source.string() + " to", path, ec);
+        fail("copy " + util::utf8_of(source) + " to", path, ec);
     }
 }
 
@@ -135,7 +136,7 @@ void place_copy(const fsys::path& source, const fsys::path& path) {
 void copy_interpreter_dlls(const fsys::path& home, const fsys::path& scripts) {
     std::error_code ec;
     for (const auto& entry : fsys::directory_iterator(home, ec)) {
-        std::string name = util::to_lower(entry.path().filename().string());
+        std::string name = util::to_lower(util::utf8_of(entry.path().filename()));
         bool dll = name.size() > 4 && name.substr(name.size() - 4) == ".dll";
         if (dll && (name.rfind("python", 0) == 0 || name.rfind("vcruntime", 0) == 0)) {
             place_copy(entry.path(), scripts / entry.path().filename());
@@ -173,7 +174,7 @@ bool is_empty_folder(const fsys::path& dir) {
 void check_prefix(const VenvRequest& request) {
     const fsys::path& prefix = request.prefix;
     const char separator = request.windows ? ';' : ':';
-    std::string text = prefix.string();
+    std::string text = util::utf8_of(prefix);
     // A PATH entry cannot hold its own separator: the venv's bin could never be on PATH.
     if (text.find(separator) != std::string::npos) {
         throw util::InputError("cannot make a venv at " + text + ": the path contains '" +
@@ -197,7 +198,8 @@ void check_prefix(const VenvRequest& request) {
     std::string wanted = request.interpreter.major_minor();
     if (existing && *existing != wanted) {
         throw util::InputError(text + " is a venv of Python " + *existing + ", not of Python " +
-                                   wanted + " (" + request.interpreter.executable.string() + ")",
+                                   wanted + " (" + util::utf8_of(request.interpreter.executable) +
+                                   ")",
                                "remove the prefix to recreate it with Python " + wanted +
                                    ", or choose another prefix");
     }
@@ -230,16 +232,16 @@ VenvPaths venv_paths(const VenvRequest& request) {
 std::string pyvenv_cfg_text(const VenvRequest& request) {
     const Interpreter& interp = request.interpreter;
     std::string out;
-    out += "home = " + interp.executable.parent_path().string() + "\n";
+    out += "home = " + util::utf8_of(interp.executable.parent_path()) + "\n";
     out += "include-system-site-packages = false\n";
     out += "version = " + interp.version + "\n";
     if (!request.prompt.empty()) out += "prompt = " + python_repr(request.prompt) + "\n";
     // venv records these from 3.11 on: the interpreter and the command that makes the same venv.
     if (at_least(major_minor_of(interp.version), 3, 11)) {
-        out += "executable = " + interp.executable.string() + "\n";
-        out += "command = " + interp.executable.string() + " -m venv --without-pip ";
+        out += "executable = " + util::utf8_of(interp.executable) + "\n";
+        out += "command = " + util::utf8_of(interp.executable) + " -m venv --without-pip ";
         if (!request.prompt.empty()) out += "--prompt=\"" + request.prompt + "\" ";
-        out += request.prefix.string() + "\n";
+        out += util::utf8_of(request.prefix) + "\n";
     }
     return out;
 }
@@ -283,7 +285,7 @@ std::vector<VenvStep> venv_plan(const VenvRequest& request) {
                          false});
     } else {
         // As venv: the interpreter's own name links to it, the usual names link to that.
-        std::string exe_name = interp.executable.filename().string();
+        std::string exe_name = util::utf8_of(interp.executable.filename());
         steps.push_back(
             {VenvStep::Kind::symlink, bin / exe_name, interp.executable, {}, {}, false});
         MajorMinor v = major_minor_of(interp.version);
@@ -305,7 +307,7 @@ void create_venv(const VenvRequest& request) {
     if (request.interpreter.executable.empty() ||
         major_minor_of(request.interpreter.version).major == 0) {
         throw util::Error(util::ExitCode::failure,
-                          "cannot make a venv at " + request.prefix.string() +
+                          "cannot make a venv at " + util::utf8_of(request.prefix) +
                               ": the interpreter's executable and version are not known");
     }
     check_prefix(request);
@@ -336,13 +338,13 @@ void create_venv(const VenvRequest& request) {
                     });
                 if (source == step.sources.end()) {
                     throw util::Error(util::ExitCode::failure,
-                                      "cannot make " + path.string() + ": none of " +
-                                          step.sources.front().string() + " ... " +
-                                          step.sources.back().string() + " exists");
+                                      "cannot make " + util::utf8_of(path) + ": none of " +
+                                          util::utf8_of(step.sources.front()) + " ... " +
+                                          util::utf8_of(step.sources.back()) + " exists");
                 }
                 place_copy(*source, path);
                 if (source->parent_path() == home &&
-                    util::istarts_with(source->filename().string(), "python")) {
+                    util::istarts_with(util::utf8_of(source->filename()), "python")) {
                     copy_interpreter_dlls(home, path.parent_path());
                 }
                 break;

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "version_selection.hpp"
 
 namespace aitk::python::detail {
@@ -127,7 +128,7 @@ std::vector<fs::path> installed_version_bins(const ShimFolder& shims) {
         if (entry.is_directory(ec)) versions.push_back(entry.path());
     }
     std::sort(versions.begin(), versions.end(), [](const fs::path& a, const fs::path& b) {
-        return version_key(a.filename().string()) > version_key(b.filename().string());
+        return version_key(util::utf8_of(a.filename())) > version_key(util::utf8_of(b.filename()));
     });
     for (auto& v : versions)
         v /= "bin";

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "aitk/util/strings.hpp"
+#include "aitk/util/utf8.hpp"
 #include "version_managers.hpp"
 
 namespace aitk::python::detail {
@@ -116,7 +117,7 @@ std::optional<std::string> latest_installed(const fs::path& versions, std::strin
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(versions, ec)) {
         if (!entry.is_directory(ec)) continue;
-        std::string name = entry.path().filename().string();
+        std::string name = util::utf8_of(entry.path().filename());
         if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
         if (name[prefix.size()] != '.' && name[prefix.size()] != '-') continue;
         if (!ends_with(name, suffix) || ends_with(name, "-dev") || ends_with(name, "-src") ||

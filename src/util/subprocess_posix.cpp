@@ -208,7 +208,7 @@ Expected<ProcessResult, ProcessStartError> run_process(const ProcessRequest& req
         envp.storage.push_back(name + "=" + value);
     char** argv_ptr = argv.data();
     char** envp_ptr = envp.data();
-    std::string cwd = request.working_directory.string();
+    std::string cwd = util::utf8_of(request.working_directory);
 
     Fd in_read, in_write, out_read, out_write, err_read, err_write, status_read, status_write;
     if (!make_pipe(in_read, in_write) || !make_pipe(out_read, out_write) ||
