@@ -55,12 +55,26 @@ HANDLE open_lock_handle(const std::filesystem::path& lock_file) {
     return h;
 }
 
-// Locks the first byte: LockFileEx locks ranges, and every holder uses the same one.
+// LockFileEx locks byte ranges, and such locks are mandatory: other handles can neither read
+// nor write a locked byte. Every holder locks one byte far past the end (allowed on Windows), so
+// the file's own bytes (the owner record) stay readable while the lock is held.
+constexpr DWORD kLockedByteHigh = 0x7FFFFFFF;
+
+OVERLAPPED locked_byte() {
+    OVERLAPPED at{};
+    at.OffsetHigh = kLockedByteHigh;
+    return at;
+}
+
 bool lock_handle(HANDLE h, LockMode mode, bool wait) {
     DWORD flags = mode == LockMode::exclusive ? LOCKFILE_EXCLUSIVE_LOCK : 0;
     if (!wait) flags |= LOCKFILE_FAIL_IMMEDIATELY;
-    OVERLAPPED overlapped{};
-    return ::LockFileEx(h, flags, 0, 1, 0, &overlapped) != 0;
+    OVERLAPPED at = locked_byte();
+    return ::LockFileEx(h, flags, 0, 1, 0, &at) != 0;
+}
+
+long long filetime_ticks(const FILETIME& t) {
+    return (static_cast<long long>(t.dwHighDateTime) << 32) | t.dwLowDateTime;
 }
 
 }  // namespace
@@ -99,10 +113,29 @@ std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& lock_
 
 void FileLock::release() noexcept {
     if (handle_ == invalid_handle) return;
-    OVERLAPPED overlapped{};
-    ::UnlockFileEx(handle_, 0, 1, 0, &overlapped);
+    std::optional<FILETIME> restore;
+    if (mtime_before_owner_) {
+        LARGE_INTEGER zero{};
+        if (::SetFilePointerEx(handle_, zero, nullptr, FILE_BEGIN)) ::SetEndOfFile(handle_);
+        const auto ticks = static_cast<unsigned long long>(mtime_before_owner_->first);
+        restore =
+            FILETIME{static_cast<DWORD>(ticks & 0xFFFFFFFFu), static_cast<DWORD>(ticks >> 32)};
+        mtime_before_owner_.reset();
+    }
+    OVERLAPPED at = locked_byte();
+    ::UnlockFileEx(handle_, 0, 1, 0, &at);
     ::CloseHandle(handle_);
     handle_ = invalid_handle;
+    // After the close: closing a handle that wrote may stamp the file's time again.
+    if (restore) {
+        HANDLE h = ::CreateFileW(path_.c_str(), FILE_WRITE_ATTRIBUTES,
+                                 FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                 OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+        if (h != INVALID_HANDLE_VALUE) {
+            ::SetFileTime(h, nullptr, nullptr, &*restore);
+            ::CloseHandle(h);
+        }
+    }
 }
 
 #else
@@ -176,7 +209,15 @@ void FileLock::release() noexcept {
 void FileLock::record_owner() noexcept {
     if (handle_ == invalid_handle) return;
 #ifdef _WIN32
-        // The locked byte range refuses writes from other handles, and readers could not read it.
+    const std::string text = std::to_string(static_cast<long>(::GetCurrentProcessId())) + "\n";
+    FILETIME written_at{};
+    if (!::GetFileTime(handle_, nullptr, nullptr, &written_at)) return;
+    // (seconds, nanoseconds) on POSIX; here the FILETIME's 100-ns ticks, nanoseconds unused.
+    if (!mtime_before_owner_) mtime_before_owner_.emplace(filetime_ticks(written_at), 0);
+    LARGE_INTEGER zero{};
+    if (!::SetFilePointerEx(handle_, zero, nullptr, FILE_BEGIN) || !::SetEndOfFile(handle_)) return;
+    DWORD wrote = 0;
+    ::WriteFile(handle_, text.data(), static_cast<DWORD>(text.size()), &wrote, nullptr);
 #else
     const std::string text = std::to_string(static_cast<long>(::getpid())) + "\n";
     struct stat st {};
@@ -188,24 +229,30 @@ void FileLock::record_owner() noexcept {
 }
 
 std::optional<long> FileLock::recorded_owner(const std::filesystem::path& lock_file) {
+    char buffer[32] = {};
 #ifdef _WIN32
-    (void)lock_file;
-    return std::nullopt;
+    HANDLE h = ::CreateFileW(lock_file.c_str(), GENERIC_READ,
+                             FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                             OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return std::nullopt;
+    DWORD got = 0;
+    const bool read = ::ReadFile(h, buffer, sizeof buffer - 1, &got, nullptr) != 0;
+    ::CloseHandle(h);
+    const long n = read ? static_cast<long>(got) : -1;
 #else
     int fd = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
-    char buffer[32] = {};
-    ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+    const long n = static_cast<long>(::pread(fd, buffer, sizeof buffer - 1, 0));
     ::close(fd);
+#endif
     if (n <= 0) return std::nullopt;
     long pid = 0;
-    for (ssize_t i = 0; i < n && buffer[i] != '\n'; ++i) {
+    for (long i = 0; i < n && buffer[i] != '\n'; ++i) {
         if (buffer[i] < '0' || buffer[i] > '9' || pid > 1'000'000'000) return std::nullopt;
         pid = pid * 10 + (buffer[i] - '0');
     }
     if (pid <= 0) return std::nullopt;
     return pid;
-#endif
 }
 
 FileLock::FileLock(FileLock&& other) noexcept

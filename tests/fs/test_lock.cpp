@@ -1,16 +1,30 @@
+// FileLock in one process and across processes. The other process is this test program run
+// again as a lock holder (AITK_TEST_LOCK_HOLDER, read before main), started and, where the test
+// says so, killed by util::run_process: fork/exec and SIGKILL of its group on POSIX,
+// CreateProcessW and TerminateJobObject on Windows, so both OSes show that the kernel frees the
+// lock of a holder that dies.
 #include "aitk/fs/lock.hpp"
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <future>
+#include <string>
 #include <thread>
 
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
+
+#ifdef _WIN32
+#include <process.h>
+#else
+#include <unistd.h>
+#endif
 
 namespace fs = std::filesystem;
 using aitk::fs::FileLock;
@@ -19,32 +33,55 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// A child process that takes the lock, reports through a pipe, then holds it until killed or
-// until `hold` has passed.
-pid_t lock_in_child(const fs::path& file, LockMode mode, std::chrono::milliseconds hold) {
-    int fds[2];
-    if (::pipe(fds) != 0) return -1;
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(fds[0]);
-        auto lock = FileLock::acquire(file, mode);
-        char ok = 'L';
-        if (::write(fds[1], &ok, 1) != 1) ::_exit(2);
-        std::this_thread::sleep_for(hold);
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    char got = 0;
-    EXPECT_EQ(::read(fds[0], &got, 1), 1);
-    EXPECT_EQ(got, 'L');
-    ::close(fds[0]);
-    return pid;
+#ifdef _WIN32
+long this_process_id() {
+    return _getpid();
 }
+#else
+long this_process_id() {
+    return ::getpid();
+}
+#endif
 
-int wait_child(pid_t pid) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return status;
+// The holder role: "exclusive|shared <milliseconds> <lock file>". Takes the lock, holds it,
+// exits 0 (or is killed first).
+const bool holder_role_done = [] {
+    const auto role = aitk::util::env_utf8("AITK_TEST_LOCK_HOLDER");
+    if (!role) return false;
+    const auto first = role->find(' ');
+    const auto second = role->find(' ', first + 1);
+    const LockMode mode =
+        role->substr(0, first) == "shared" ? LockMode::shared : LockMode::exclusive;
+    const long hold_ms = std::stol(role->substr(first + 1, second - first - 1));
+    auto lock = FileLock::acquire(aitk::util::path_from_utf8(role->substr(second + 1)), mode);
+    std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms));
+    std::_Exit(0);
+}();
+
+// Starts a holder of `file` in another process; it lets go after `hold`, or is killed when
+// `kill_after` has passed. Returns once the holder has the lock (the lock is then refused here
+// for the mode that excludes it); the future gives how the holder ended.
+std::future<aitk::util::ProcessResult> hold_in_other_process(const fs::path& file, LockMode mode,
+                                                             std::chrono::milliseconds hold,
+                                                             std::chrono::milliseconds kill_after) {
+    aitk::util::ProcessRequest request;
+    request.argv = {aitk::util::utf8_of(aitk::util::self_executable_path())};
+    request.environment_changes["AITK_TEST_LOCK_HOLDER"] =
+        std::string(mode == LockMode::shared ? "shared " : "exclusive ") +
+        std::to_string(hold.count()) + " " + aitk::util::utf8_of(file);
+    request.timeout = kill_after;
+    auto ended = std::async(std::launch::async, [request] {
+        auto r = aitk::util::run_process(request);
+        EXPECT_TRUE(r) << r.error().message;
+        return r ? *r : aitk::util::ProcessResult{};
+    });
+    // Held by the other process once an exclusive attempt here fails.
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (FileLock::try_acquire(file, LockMode::exclusive).has_value() &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(5ms);
+    }
+    return ended;
 }
 
 }  // namespace
@@ -112,45 +149,42 @@ TEST(FileLock, TimeoutSucceedsWhenTheHolderLetsGoInTime) {
 }
 
 TEST(FileLock, ExcludesAnotherProcessUntilItExits) {
+    ASSERT_FALSE(holder_role_done);
     auto dir = aitk::fs::TempDir::create("lock-test");
     fs::path file = dir.path() / "cache.lock";
-    pid_t child = lock_in_child(file, LockMode::exclusive, 300ms);
-    ASSERT_GT(child, 0);
+    auto holder = hold_in_other_process(file, LockMode::exclusive, 1500ms, 120s);
     EXPECT_FALSE(FileLock::try_acquire(file, LockMode::shared).has_value());
     auto start = std::chrono::steady_clock::now();
-    auto mine = FileLock::acquire(file, LockMode::exclusive);  // blocks until the child is done
+    auto mine = FileLock::acquire(file, LockMode::exclusive);  // blocks until the holder is done
     EXPECT_GE(std::chrono::steady_clock::now() - start, 100ms);
-    int status = wait_child(child);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    auto ended = holder.get();
+    EXPECT_TRUE(ended.succeeded()) << ended.describe() << ended.err;
 }
 
 TEST(FileLock, AKilledHolderReleasesTheLock) {
     auto dir = aitk::fs::TempDir::create("lock-test");
     fs::path file = dir.path() / "cache.lock";
-    pid_t child = lock_in_child(file, LockMode::exclusive, 60000ms);
-    ASSERT_GT(child, 0);
+    auto holder = hold_in_other_process(file, LockMode::exclusive, 600000ms, 3s);
     EXPECT_FALSE(FileLock::try_acquire(file, LockMode::exclusive).has_value());
-    ::kill(child, SIGKILL);
-    wait_child(child);
-    EXPECT_TRUE(FileLock::try_acquire(file, LockMode::exclusive, 2000ms).has_value());
+    EXPECT_EQ(holder.get().end, aitk::util::ProcessEnd::timed_out);  // killed, never let go
+    EXPECT_TRUE(FileLock::try_acquire(file, LockMode::exclusive, 5000ms).has_value());
 }
 
 TEST(FileLock, SharedAcrossProcesses) {
     auto dir = aitk::fs::TempDir::create("lock-test");
     fs::path file = dir.path() / "cache.lock";
-    pid_t child = lock_in_child(file, LockMode::shared, 60000ms);
-    ASSERT_GT(child, 0);
+    auto holder = hold_in_other_process(file, LockMode::shared, 600000ms, 3s);
     EXPECT_TRUE(FileLock::try_acquire(file, LockMode::shared).has_value());
     EXPECT_FALSE(FileLock::try_acquire(file, LockMode::exclusive).has_value());
-    ::kill(child, SIGKILL);
-    wait_child(child);
+    holder.get();
 }
 
 TEST(FileLock, UnusableLockPathNamesTheFile) {
     auto dir = aitk::fs::TempDir::create("lock-test");
     fs::path blocker = dir.path() / "plain-file";
     {
-        std::FILE* f = std::fopen(blocker.c_str(), "w");
+        std::FILE* f = std::fopen(aitk::util::utf8_of(blocker).c_str(), "w");
+        ASSERT_NE(f, nullptr);
         std::fclose(f);
     }
     try {
@@ -165,12 +199,14 @@ TEST(FileLock, TheOwnerRecordLastsWhileTheLockIsHeld) {
     auto dir = aitk::fs::TempDir::create("lock-test");
     auto path = dir.path() / "prefix.lock";
     aitk::fs::FileLock::acquire(path, aitk::fs::LockMode::exclusive).release();
-    const auto old_time = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+    // Whole seconds: mingw's std::filesystem keeps file times to the second.
+    const auto old_time = std::chrono::floor<std::chrono::seconds>(
+        std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
     std::filesystem::last_write_time(path, old_time);
     {
         auto lock = aitk::fs::FileLock::acquire(path, aitk::fs::LockMode::exclusive);
         lock.record_owner();
-        EXPECT_EQ(aitk::fs::FileLock::recorded_owner(path), static_cast<long>(::getpid()));
+        EXPECT_EQ(aitk::fs::FileLock::recorded_owner(path), this_process_id());
     }
     // Released: the file is empty again, so an idle lock file is the same after every run.
     EXPECT_EQ(aitk::fs::FileLock::recorded_owner(path), std::nullopt);
