@@ -1,15 +1,27 @@
 // Several processes fill one cache at once (the situation of two `aitk-env setup` runs sharing
 // a cache, plus a `cache prune`): no entry is ever visible half-written, shared trees are
-// unpacked once, and everything inserted is there and intact at the end.
-#include <fcntl.h>
+// unpacked once, and everything inserted is there and intact at the end. The other processes
+// are this test program run again as a writer or a pruner (support/child_role.hpp), on POSIX
+// and on Windows alike.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+
+#ifdef _WIN32
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#else
+#include <fcntl.h>
 #include <unistd.h>
+#endif
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <future>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -20,6 +32,8 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
+#include "aitk/util/utf8.hpp"
+#include "child_role.hpp"
 
 namespace fs = std::filesystem;
 using aitk::cache::Cache;
@@ -38,12 +52,25 @@ std::string content_of(const std::string& id) {
     return s;
 }
 
+// One byte appended, atomically with respect to the other processes (O_APPEND; on Windows
+// FILE_APPEND_DATA, since the C runtime's append mode seeks and then writes).
 void append_byte(const fs::path& counter) {
+#ifdef _WIN32
+    HANDLE h = ::CreateFileW(counter.c_str(), FILE_APPEND_DATA,
+                             FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                             OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h != INVALID_HANDLE_VALUE) {
+        DWORD wrote = 0;
+        ::WriteFile(h, "x", 1, &wrote, nullptr);
+        ::CloseHandle(h);
+    }
+#else
     int fd = ::open(counter.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
         (void)::write(fd, "x", 1);
         ::close(fd);
     }
+#endif
 }
 
 // One writer process: its own artifacts and the shared ones, each unpacked after insertion.
@@ -63,16 +90,15 @@ int writer(const fs::path& root, int index, const fs::path& fill_counter) {
         fs::path part = cache.staging_path(id + ".whl");
         {
             // Written in pieces, like a download.
-            int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-            if (fd < 0) {
-                std::fprintf(stderr, "cannot create %s: %s\n", part.c_str(), std::strerror(errno));
+            std::ofstream out(part, std::ios::binary);
+            for (std::size_t at = 0; out && at < content.size(); at += 65536) {
+                out.write(content.data() + at, static_cast<std::streamsize>(std::min<std::size_t>(
+                                                   65536, content.size() - at)));
+            }
+            if (!out.flush()) {
+                std::fprintf(stderr, "cannot write %s\n", aitk::util::utf8_of(part).c_str());
                 return 10;
             }
-            for (std::size_t at = 0; at < content.size(); at += 65536) {
-                std::size_t n = std::min<std::size_t>(65536, content.size() - at);
-                if (::write(fd, content.data() + at, n) != static_cast<ssize_t>(n)) return 11;
-            }
-            ::close(fd);
         }
         cache.insert_artifact(part, sha, id + ".whl");
         cache.ensure_unpacked(sha, [&](const fs::path& tree) {
@@ -126,56 +152,66 @@ void check_visible(Cache& cache, std::size_t& artifacts_seen, std::size_t& trees
 
 }  // namespace
 
+// "<index> <root> <fill counter> <go file>": writer <index> (or the pruner, index == writers),
+// started once the go file exists, so that all of them start together.
+const bool cache_role =
+    aitk::test::register_child_role("AITK_TEST_CACHE_ROLE", [](const std::string& role) {
+        auto parts = std::vector<std::string>{};
+        std::size_t at = 0;
+        for (int k = 0; k < 3; ++k) {
+            const auto space = role.find(' ', at);
+            parts.push_back(role.substr(at, space - at));
+            at = space + 1;
+        }
+        parts.push_back(role.substr(at));
+        const int index = std::stoi(parts[0]);
+        const fs::path root = aitk::util::path_from_utf8(parts[1]);
+        const fs::path counter = aitk::util::path_from_utf8(parts[2]);
+        const fs::path go = aitk::util::path_from_utf8(parts[3]);
+        while (!fs::exists(go))
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        return index < writers ? writer(root, index, counter) : pruner(root);
+    });
+
 TEST(CacheConcurrency, ProcessesFillingOneCacheNeverExposeHalfEntries) {
+    ASSERT_TRUE(cache_role);
     auto dir = aitk::fs::TempDir::create("cache-concurrency");
     const fs::path root = dir.path() / "root";
     const fs::path fill_counter = dir.path() / "fills";
-    int go[2];
-    ASSERT_EQ(::pipe(go), 0);
+    const fs::path go = dir.path() / "go";
 
-    std::vector<pid_t> children;
+    std::vector<std::future<std::optional<aitk::util::ProcessResult>>> children;
     for (int i = 0; i <= writers; ++i) {
-        pid_t pid = ::fork();
-        ASSERT_GE(pid, 0);
-        if (pid == 0) {
-            ::close(go[1]);
-            char c;
-            (void)::read(go[0], &c, 1);  // start together
-            int rc = 1;
-            try {
-                rc = i < writers ? writer(root, i, fill_counter) : pruner(root);
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "child %d: %s\n", i, e.what());
-                rc = 2;
-            }
-            ::_exit(rc);
-        }
-        children.push_back(pid);
+        auto request = aitk::test::child_role_request(
+            "AITK_TEST_CACHE_ROLE", std::to_string(i) + " " + aitk::util::utf8_of(root) + " " +
+                                        aitk::util::utf8_of(fill_counter) + " " +
+                                        aitk::util::utf8_of(go));
+        request.timeout = std::chrono::minutes(5);
+        children.push_back(std::async(std::launch::async, [request] {
+            auto r = aitk::util::run_process(request);
+            return r ? std::optional<aitk::util::ProcessResult>(*r) : std::nullopt;
+        }));
     }
-    ::close(go[0]);
-    ::close(go[1]);  // EOF releases every child at once
+    aitk::fs::write_file_atomic(go, "go");  // every child starts now
 
     Cache cache(root);
     std::size_t scans = 0, artifacts_seen = 0, trees_seen = 0;
-    std::vector<bool> done(children.size(), false);
-    std::size_t finished = 0;
-    while (finished < children.size()) {
+    auto running = [&] {
+        for (auto& c : children) {
+            if (c.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return true;
+        }
+        return false;
+    };
+    while (running()) {
         check_visible(cache, artifacts_seen, trees_seen);
         if (HasFatalFailure()) break;
         ++scans;
-        for (std::size_t i = 0; i < children.size(); ++i) {
-            if (done[i]) continue;
-            int status = 0;
-            if (::waitpid(children[i], &status, WNOHANG) == children[i]) {
-                done[i] = true;
-                ++finished;
-                EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-                    << "child " << i << " status " << status;
-            }
-        }
     }
     for (std::size_t i = 0; i < children.size(); ++i) {
-        if (!done[i]) ::waitpid(children[i], nullptr, 0);
+        auto ended = children[i].get();
+        ASSERT_TRUE(ended) << "child " << i << " did not start";
+        EXPECT_TRUE(ended->succeeded())
+            << "child " << i << " " << ended->describe() << ": " << ended->err;
     }
     EXPECT_GT(scans, 1u);
 

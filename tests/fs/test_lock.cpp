@@ -1,6 +1,6 @@
 // FileLock in one process and across processes. The other process is this test program run
-// again as a lock holder (AITK_TEST_LOCK_HOLDER, read before main), started and, where the test
-// says so, killed by util::run_process: fork/exec and SIGKILL of its group on POSIX,
+// again as a lock holder (AITK_TEST_LOCK_HOLDER, support/child_role.hpp), started and, where the
+// test says so, killed by util::run_process: fork/exec and SIGKILL of its group on POSIX,
 // CreateProcessW and TerminateJobObject on Windows, so both OSes show that the kernel frees the
 // lock of a holder that dies.
 #include "aitk/fs/lock.hpp"
@@ -19,6 +19,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
+#include "child_role.hpp"
 
 #ifdef _WIN32
 #include <process.h>
@@ -45,18 +46,17 @@ long this_process_id() {
 
 // The holder role: "exclusive|shared <milliseconds> <lock file>". Takes the lock, holds it,
 // exits 0 (or is killed first).
-const bool holder_role_done = [] {
-    const auto role = aitk::util::env_utf8("AITK_TEST_LOCK_HOLDER");
-    if (!role) return false;
-    const auto first = role->find(' ');
-    const auto second = role->find(' ', first + 1);
-    const LockMode mode =
-        role->substr(0, first) == "shared" ? LockMode::shared : LockMode::exclusive;
-    const long hold_ms = std::stol(role->substr(first + 1, second - first - 1));
-    auto lock = FileLock::acquire(aitk::util::path_from_utf8(role->substr(second + 1)), mode);
-    std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms));
-    std::_Exit(0);
-}();
+const bool holder_role =
+    aitk::test::register_child_role("AITK_TEST_LOCK_HOLDER", [](const std::string& role) {
+        const auto first = role.find(' ');
+        const auto second = role.find(' ', first + 1);
+        const LockMode mode =
+            role.substr(0, first) == "shared" ? LockMode::shared : LockMode::exclusive;
+        const long hold_ms = std::stol(role.substr(first + 1, second - first - 1));
+        auto lock = FileLock::acquire(aitk::util::path_from_utf8(role.substr(second + 1)), mode);
+        std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms));
+        return 0;
+    });
 
 // Starts a holder of `file` in another process; it lets go after `hold`, or is killed when
 // `kill_after` has passed. Returns once the holder has the lock (the lock is then refused here
@@ -64,11 +64,10 @@ const bool holder_role_done = [] {
 std::future<aitk::util::ProcessResult> hold_in_other_process(const fs::path& file, LockMode mode,
                                                              std::chrono::milliseconds hold,
                                                              std::chrono::milliseconds kill_after) {
-    aitk::util::ProcessRequest request;
-    request.argv = {aitk::util::utf8_of(aitk::util::self_executable_path())};
-    request.environment_changes["AITK_TEST_LOCK_HOLDER"] =
-        std::string(mode == LockMode::shared ? "shared " : "exclusive ") +
-        std::to_string(hold.count()) + " " + aitk::util::utf8_of(file);
+    auto request = aitk::test::child_role_request(
+        "AITK_TEST_LOCK_HOLDER", std::string(mode == LockMode::shared ? "shared " : "exclusive ") +
+                                     std::to_string(hold.count()) + " " +
+                                     aitk::util::utf8_of(file));
     request.timeout = kill_after;
     auto ended = std::async(std::launch::async, [request] {
         auto r = aitk::util::run_process(request);
@@ -149,7 +148,7 @@ TEST(FileLock, TimeoutSucceedsWhenTheHolderLetsGoInTime) {
 }
 
 TEST(FileLock, ExcludesAnotherProcessUntilItExits) {
-    ASSERT_FALSE(holder_role_done);
+    ASSERT_TRUE(holder_role);
     auto dir = aitk::fs::TempDir::create("lock-test");
     fs::path file = dir.path() / "cache.lock";
     auto holder = hold_in_other_process(file, LockMode::exclusive, 1500ms, 120s);

@@ -1,8 +1,10 @@
 #include "aitk/fs/temp.hpp"
 
 #include <gtest/gtest.h>
+#ifndef _WIN32
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include <filesystem>
 #include <fstream>
@@ -124,6 +126,9 @@ TEST(Publish, MissingSourceIsAnError) {
     EXPECT_THROW(aitk::fs::publish(dir.path() / "nope", dir.path() / "final"), std::exception);
 }
 
+#ifndef _WIN32
+// fork() copies the name generator's state: the child must not draw the parent's next names.
+// (Windows has no fork; a new process seeds its own generator.)
 TEST(TempPath, AForkedChildDrawsDifferentNames) {
     (void)aitk::fs::unique_temp_path("/x", "a");  // the parent's generator is now in use
     int fds[2];
@@ -145,3 +150,4 @@ TEST(TempPath, AForkedChildDrawsDifferentNames) {
     child_name.resize(static_cast<std::size_t>(n));
     EXPECT_NE(parent_name, child_name);
 }
+#endif
