@@ -154,6 +154,18 @@ TEST_F(WindowsFlowCli, AVariableHoldingANonAsciiPathNamesThatFolder) {
     EXPECT_EQ(r.out, path("flag cache") + "\n");
 }
 
+TEST_F(WindowsFlowCli, TheExeAsksForLongPathsAndUtf8AndNoElevation) {
+    // The application manifest (src/cli/windows/aitk-env.manifest) is embedded as a resource.
+    const auto exe = aitk::fs::read_file(AITK_ENV_EXE);
+    EXPECT_NE(exe.find("<longPathAware xmlns=\"http://schemas.microsoft.com/SMI/2016/"
+                       "WindowsSettings\">true</longPathAware>"),
+              std::string::npos);
+    EXPECT_NE(exe.find("<activeCodePage xmlns=\"http://schemas.microsoft.com/SMI/2019/"
+                       "WindowsSettings\">UTF-8</activeCodePage>"),
+              std::string::npos);
+    EXPECT_NE(exe.find("<requestedExecutionLevel level=\"asInvoker\""), std::string::npos);
+}
+
 TEST_F(WindowsFlowCli, SetupMakesTheWindowsLayoutAndVerifyChecksIt) {
     ASSERT_EQ(lock().exit_code, 0);
     auto done = setup("env");
