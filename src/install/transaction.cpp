@@ -45,10 +45,10 @@ bool is_real_directory(const stdfs::path& path) {
 
 [[noreturn]] void fail_move(const stdfs::path& from, const stdfs::path& to,
                             const std::error_code& ec) {
-    throw util::Error(
-        util::ExitCode::failure,
-        "cannot move " + util::utf8_of(from) + " to " + util::utf8_of(to) + ": " + ec.message(),
-        "fix the cause and run aitk-env again: it finishes the change");
+    throw util::Error(util::ExitCode::failure,
+                      "cannot move " + util::utf8_of(stdfs::path(from).make_preferred()) + " to " +
+                          util::utf8_of(stdfs::path(to).make_preferred()) + ": " + ec.message(),
+                      "fix the cause and run aitk-env again: it finishes the change");
 }
 
 void rename_or_throw(const stdfs::path& from, const stdfs::path& to) {
@@ -78,13 +78,16 @@ class FolderMaker {
 
 // Renames `from` to `to`, making the folder of `to` when it is missing: trying the rename
 // first spares a look at the folder for every file. False when `from` is gone (a replay after
-// the move was done).
+// the move was done). The folders are looked at rather than the error: Windows reports a
+// missing destination folder as ERROR_PATH_NOT_FOUND, which the C++ runtime maps to ENOENT or
+// to EIO depending on its version.
 bool move_into(const stdfs::path& from, const stdfs::path& to, FolderMaker& folders) {
     std::error_code ec;
     stdfs::rename(from, to, ec);
     if (!ec) return true;
-    if (ec != std::errc::no_such_file_or_directory) fail_move(from, to, ec);
     if (!present(from)) return false;
+    std::error_code folder_ec;
+    if (stdfs::is_directory(to.parent_path(), folder_ec)) fail_move(from, to, ec);
     folders.ensure(to.parent_path());
     rename_or_throw(from, to);
     return true;

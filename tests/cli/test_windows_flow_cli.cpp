@@ -166,6 +166,25 @@ TEST_F(WindowsFlowCli, TheExeAsksForLongPathsAndUtf8AndNoElevation) {
     EXPECT_NE(exe.find("<requestedExecutionLevel level=\"asInvoker\""), std::string::npos);
 }
 
+TEST_F(WindowsFlowCli, ASyncThatDropsAPackageMovesItsFilesOutAndVerifies) {
+    // Removal moves files into the transaction's trash, whose folders do not exist yet:
+    // Windows reports that as ERROR_PATH_NOT_FOUND, not as ENOENT.
+    ASSERT_EQ(lock().exit_code, 0);
+    ASSERT_EQ(setup("env").exit_code, 0);
+    const auto site = work.path() / "env" / "Lib" / "site-packages";
+    ASSERT_TRUE(stdfs::is_directory(site / "requests"));
+    aitk::fs::write_file_atomic(work.path() / "less.txt", "torch==2.9.0\n");
+    auto relocked = run({"lock", "-r", path("less.txt"), "-o", path("less.lock.yml"), "--python",
+                         "3.12.1", "--target", "windows-x86_64-cpu"});
+    ASSERT_EQ(relocked.exit_code, 0) << relocked.err;
+    auto synced = run({"sync", "-l", path("less.lock.yml"), "-p", path("env")});
+    ASSERT_EQ(synced.exit_code, 0) << synced.err;
+    EXPECT_FALSE(stdfs::exists(site / "requests"));
+    EXPECT_TRUE(stdfs::is_directory(site / "torch"));
+    auto clean = run({"verify", "-p", path("env")});
+    EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+}
+
 TEST_F(WindowsFlowCli, SetupMakesTheWindowsLayoutAndVerifyChecksIt) {
     ASSERT_EQ(lock().exit_code, 0);
     auto done = setup("env");

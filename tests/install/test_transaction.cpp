@@ -4,10 +4,12 @@
 // exactly as it was before or exactly as a complete run leaves it, file for file.
 #include "aitk/install/transaction.hpp"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
+#ifndef _WIN32
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include <atomic>
 #include <filesystem>
@@ -25,6 +27,7 @@
 #include "aitk/install/installed.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "wheel_builder.hpp"
 
 namespace stdfs = std::filesystem;
@@ -32,6 +35,14 @@ using namespace aitk::install;
 using aitk::test::WheelSpec;
 
 namespace {
+
+// A name a journal must carry intact: a line break on POSIX; Windows names cannot hold one, so
+// there the oddities are its own (an ampersand, a caret, non-ASCII).
+#ifdef _WIN32
+const std::string kOddName = "odd %41 name &^ \xC3\xBC.txt";
+#else
+const std::string kOddName = "odd %41 name\n.txt";
+#endif
 
 // Every entry under the prefix: "dir", "file:<content>" or "link:<target>"; the lock file
 // begin() creates is left out (it stays, by design).
@@ -41,7 +52,7 @@ Snapshot snapshot(const stdfs::path& prefix) {
     Snapshot out;
     for (auto it = stdfs::recursive_directory_iterator(prefix);
          it != stdfs::recursive_directory_iterator(); ++it) {
-        std::string rel = it->path().lexically_relative(prefix).generic_string();
+        std::string rel = aitk::util::generic_utf8_of(it->path().lexically_relative(prefix));
         if (rel == ".aitk-env/lock") continue;
         if (it->is_symlink()) {
             out[rel] = "link:" + stdfs::read_symlink(it->path()).string();
@@ -155,10 +166,11 @@ class Transaction : public ::testing::Test {
         install_into(txn.staging(), alpha2);
         install_into(txn.staging(), fresh);
         txn.stage_file(layout.state / "receipt.json", "new receipt\n");
-        txn.stage_file(prefix / "share" / "odd %41 name\n.txt", "odd\n");
+        txn.stage_file(prefix / "share" / aitk::util::path_from_utf8(kOddName), "odd\n");
         txn.commit();
     }
 
+#ifndef _WIN32  // fork: see the kill tests below
     // Runs `body` in a child process that ends with _exit(9) at its `kill_at`-th step (never,
     // when there are fewer steps), and returns how the child ended: 9 killed, 0 finished.
     template <class Body>
@@ -180,6 +192,8 @@ class Transaction : public ::testing::Test {
         ::waitpid(pid, &status, 0);
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
+
+#endif
 
     std::map<std::string, std::string> versions() {
         std::map<std::string, std::string> out;
@@ -222,6 +236,9 @@ class Transaction : public ::testing::Test {
     }
 };
 
+// The kill loops fork the test process at each step and end the child with _exit: Windows has
+// no fork, so they run on POSIX only (the commit itself runs on Windows in the other tests).
+#ifndef _WIN32
 // The kill loops fork a few hundred runs: a process dies the same way on any filesystem, and
 // a memory one keeps them fast on a busy disk.
 class TransactionKills : public Transaction {
@@ -236,6 +253,7 @@ class TransactionKills : public Transaction {
         return aitk::fs::TempDir::create("txn-test");
     }
 };
+#endif
 
 TEST_F(Transaction, ACompleteRunGivesTheNewStateAndLeavesNothingBehind) {
     change();
@@ -252,7 +270,7 @@ TEST_F(Transaction, ACompleteRunGivesTheNewStateAndLeavesNothingBehind) {
     EXPECT_EQ(new_state.count("bin/gone"), 0u);
     EXPECT_EQ(new_state.count("bin/alpha-new"), 1u);
     EXPECT_EQ(new_state.at(".aitk-env/receipt.json"), "file:new receipt\n");
-    EXPECT_EQ(new_state.at("share/odd %41 name\n.txt"), "file:odd\n");
+    EXPECT_EQ(new_state.at("share/" + kOddName), "file:odd\n");
 
     std::vector<std::string> kinds;
     for (const auto& s : steps) {
@@ -262,6 +280,7 @@ TEST_F(Transaction, ACompleteRunGivesTheNewStateAndLeavesNothingBehind) {
                                                "committed", "cleaned", "done"}));
 }
 
+#ifndef _WIN32  // fork
 TEST_F(TransactionKills, AKillAfterAnyStepOfACommitRecoversToTheOldOrTheNewState) {
     const std::size_t journal = index_of("journal");
     ASSERT_LT(journal, steps.size());
@@ -289,9 +308,11 @@ TEST_F(TransactionKills, AKillAfterAnyStepOfACommitRecoversToTheOldOrTheNewState
         }
     }
 }
+#endif
 
 // A package new to the prefix: its folder and its .dist-info each go in with one rename, not
 // file by file, and a kill after any step of that commit or of its recovery still recovers.
+#ifndef _WIN32  // fork
 TEST_F(TransactionKills, AFreshPackageFolderIsCommittedByOneFolderMove) {
     const auto add_fresh = [&](const TransactionStepHook& hook) {
         auto txn = PrefixTransaction::begin(layout, {}, hook);
@@ -354,7 +375,9 @@ TEST_F(TransactionKills, AFreshPackageFolderIsCommittedByOneFolderMove) {
         expect_state(added, added_versions, context);
     }
 }
+#endif
 
+#ifndef _WIN32  // fork
 TEST_F(Transaction, AKillWhileStagingRollsBack) {
     ASSERT_EQ(in_child(-1,
                        [&](const auto&) {
@@ -369,7 +392,9 @@ TEST_F(Transaction, AKillWhileStagingRollsBack) {
     EXPECT_EQ(recover_prefix(layout), RecoveryOutcome::rolled_back);
     expect_state(old_state, old_versions, "killed while staging");
 }
+#endif
 
+#ifndef _WIN32  // fork
 TEST_F(TransactionKills, AKillAfterAnyStepOfARecoveryStillEndsInTheNewState) {
     const std::size_t journal = index_of("journal");
     const std::size_t committed = index_of("committed");
@@ -399,6 +424,7 @@ TEST_F(TransactionKills, AKillAfterAnyStepOfARecoveryStillEndsInTheNewState) {
         }
     }
 }
+#endif
 
 TEST_F(Transaction, WithoutCommitThePrefixIsUntouched) {
     {
@@ -459,6 +485,7 @@ TEST_F(Transaction, ASecondBeginInAnotherThreadWaitsForTheFirst) {
     EXPECT_EQ(waits, 1);
 }
 
+#ifndef _WIN32  // fork
 TEST_F(Transaction, ASecondBeginInAnotherProcessWaitsForTheFirst) {
     auto first = std::make_unique<PrefixTransaction>(PrefixTransaction::begin(layout));
     int pipe_fds[2];
@@ -486,6 +513,7 @@ TEST_F(Transaction, ASecondBeginInAnotherProcessWaitsForTheFirst) {
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
+#endif
 
 TEST_F(Transaction, ADamagedJournalIsAClearErrorAndChangesNothing) {
     write(layout.state / "txn" / "journal",
