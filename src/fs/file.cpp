@@ -76,7 +76,11 @@ bool write_once(const std::filesystem::path& path, std::string_view content) {
 #endif
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
-    if (ec == std::errc::no_such_file_or_directory && std::filesystem::exists(path.parent_path()))
+    // Swept away before the rename (by a cleaner of temporaries): write it again. The file is
+    // looked at, not the error, which Windows' C++ runtime may not map to ENOENT.
+    std::error_code probe;
+    if (ec && !std::filesystem::exists(tmp, probe) &&
+        std::filesystem::exists(path.parent_path(), probe))
         return false;
     if (ec) {
         std::error_code ignored;
