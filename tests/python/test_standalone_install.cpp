@@ -10,9 +10,11 @@
 #include <thread>
 
 #include "aitk/archive/writer.hpp"
+#include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/python/venv.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 #include "http_server.hpp"
 #include "python_test_support.hpp"
 
@@ -24,27 +26,50 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using aitk::archive::WriteEntry;
 
-const std::string kFile =
-    "cpython-3.12.1+20260814-x86_64-unknown-linux-gnu-install_only_stripped.tar.gz";
-const std::string kUrlPath =
-    "/20260814/cpython-3.12.1%2B20260814-x86_64-unknown-linux-gnu-install_only_stripped.tar.gz";
+// This machine's kind of build: the tests install what setup would install here. On Windows the
+// interpreter is the stand-in (tests/support/windows/standin_python.c), which answers the probe
+// as CPython 3.12.1 living where it is; elsewhere python/bin/python3 is a script that runs this
+// machine's 3.12.1. Either is enough for the download, unpack and probe logic without copying a
+// whole interpreter.
+#ifdef _WIN32
+const std::string kTriple = "x86_64-pc-windows-msvc";
+const StandalonePlatform kHost{"windows", "x86_64", "none"};
+const std::string kExe = "python/python.exe";
+const std::string kRootName = "3.12.1-20260814-windows-x86_64";
+bool interpreter_available() {
+    return fs::exists(AITK_STANDIN_PYTHON);
+}
+std::string interpreter_entry_content() {
+    return aitk::fs::read_file(AITK_STANDIN_PYTHON);
+}
+#else
+const std::string kTriple = "x86_64-unknown-linux-gnu";
+const StandalonePlatform kHost{"linux", "x86_64", "gnu"};
+const std::string kExe = "python/bin/python3";
+const std::string kRootName = "3.12.1-20260814-linux-x86_64";
+bool interpreter_available() {
+    return fs::exists(pyenv_versions / "3.12.1/bin/python3.12");
+}
+std::string interpreter_entry_content() {
+    return "#!/bin/sh\nexec " + (pyenv_versions / "3.12.1/bin/python3.12").string() + " \"$@\"\n";
+}
+#endif
 const StandalonePlatform kLinux{"linux", "x86_64", "gnu"};
+const std::string kFile = "cpython-3.12.1+20260814-" + kTriple + "-install_only_stripped.tar.gz";
+const std::string kUrlPath =
+    "/20260814/cpython-3.12.1%2B20260814-" + kTriple + "-install_only_stripped.tar.gz";
 
-// python/bin/python3 is a script that runs this machine's 3.12.1: enough for the download,
-// unpack and probe logic without copying a whole interpreter.
 std::string small_archive() {
     return aitk::archive::write_archive_to_memory(
         aitk::archive::Format::tar_gz,
-        {WriteEntry::file(
-             "python/bin/python3",
-             "#!/bin/sh\nexec " + (pyenv_versions / "3.12.1/bin/python3.12").string() + " \"$@\"\n",
-             0755),
+        {WriteEntry::file(kExe, interpreter_entry_content(), 0755),
          WriteEntry::file("python/lib/python3.12/README", "stdlib goes here\n")});
 }
 
-StandaloneBuild entry(std::string version, std::string url, std::string sha256) {
-    return {"cpython", std::move(version), "20260814",       "linux", "x86_64",
-            "gnu",     std::move(url),     std::move(sha256)};
+StandaloneBuild entry(std::string version, std::string url, std::string sha256,
+                      const StandalonePlatform& platform = kHost) {
+    return {"cpython",     std::move(version), "20260814",     platform.os,
+            platform.arch, platform.libc,      std::move(url), std::move(sha256)};
 }
 
 aitk::net::DownloaderOptions quick_downloader() {
@@ -58,8 +83,13 @@ aitk::net::DownloaderOptions quick_downloader() {
 StandaloneInstallRequest request_for(std::string version) {
     StandaloneInstallRequest r;
     r.version = std::move(version);
-    r.platform = kLinux;
+    r.platform = kHost;
+#ifdef _WIN32
+    r.probe_options.windows = true;
+    r.probe_options.environment = {{"PATH", "C:\\windows\\system32"}};
+#else
     r.probe_options.environment = {{"PATH", "/usr/bin:/bin"}};
+#endif
     r.probe_options.timeout = 20s;
     return r;
 }
@@ -76,14 +106,10 @@ bool has_regular_files(const fs::path& dir) {
 class StandaloneInstallTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        if (!fs::exists(pyenv_versions / "3.12.1/bin/python3.12")) {
-            GTEST_SKIP() << "no pyenv 3.12.1 here";
-        }
+        if (!interpreter_available()) GTEST_SKIP() << "no interpreter for the archive here";
         archive = small_archive();
         sha = aitk::fs::sha256_hex(archive);
-        server.add_file("/20260814/" + std::string("cpython-3.12.1+20260814-x86_64-unknown-linux-"
-                                                   "gnu-install_only_stripped.tar.gz"),
-                        archive);
+        server.add_file("/20260814/" + kFile, archive);
         builds = {entry("3.11.9", server.url("/none.tar.gz"), std::string(64, 'a')),
                   entry("3.12.1", server.url(kUrlPath), sha)};
     }
@@ -102,8 +128,8 @@ TEST_F(StandaloneInstallTest, DownloadsVerifiesAndUnpacksOnce) {
     EXPECT_TRUE(first.downloaded);
     EXPECT_TRUE(first.unpacked);
     EXPECT_EQ(first.build.version, "3.12.1");
-    EXPECT_EQ(first.root, t.path / "cache/v1/python/3.12.1-20260814-linux-x86_64");
-    EXPECT_EQ(first.interpreter.path, first.root / "python/bin/python3");
+    EXPECT_EQ(first.root, t.path / "cache/v1/python" / kRootName);
+    EXPECT_EQ(first.interpreter.path, first.root / kExe);
     EXPECT_EQ(first.interpreter.version, "3.12.1");
     EXPECT_EQ(first.interpreter.implementation, "CPython");
     EXPECT_EQ(read_text(first.root / "python/lib/python3.12/README"), "stdlib goes here\n");
@@ -115,22 +141,17 @@ TEST_F(StandaloneInstallTest, DownloadsVerifiesAndUnpacksOnce) {
     EXPECT_FALSE(again.downloaded);
     EXPECT_FALSE(again.unpacked);
     EXPECT_EQ(again.root, first.root);
-    EXPECT_EQ(
-        server
-            .requests_for("/20260814/cpython-3.12.1+20260814-x86_64-unknown-linux-gnu-install_only_"
-                          "stripped.tar.gz")
-            .size(),
-        1u);
+    EXPECT_EQ(server.requests_for("/20260814/" + kFile).size(), 1u);
     EXPECT_FALSE(has_regular_files(cache.temp_dir()));
 
     auto listed = installed_standalone(cache);
     ASSERT_EQ(listed.size(), 1u);
     EXPECT_EQ(listed[0].version, "3.12.1");
     EXPECT_EQ(listed[0].build, "20260814");
-    EXPECT_EQ(listed[0].os, "linux");
+    EXPECT_EQ(listed[0].os, kHost.os);
     EXPECT_EQ(listed[0].arch, "x86_64");
     EXPECT_EQ(listed[0].root, first.root);
-    EXPECT_EQ(listed[0].executable, first.root / "python/bin/python3");
+    EXPECT_EQ(listed[0].executable, first.root / kExe);
 }
 
 TEST_F(StandaloneInstallTest, AShaMismatchIsRefusedAndNothingKept) {
@@ -165,8 +186,9 @@ TEST_F(StandaloneInstallTest, OfflineUsesTheCacheOrSaysWhatIsMissing) {
     } catch (const aitk::util::Error& e) {
         EXPECT_EQ(e.code(), aitk::util::ExitCode::failure);
         EXPECT_EQ(std::string(e.what()),
-                  "offline: 1 of 1 artifact is not in the cache at " + cache.root().string() +
-                      ":\n  " + kFile + " (sha256 " + sha + ") from " + server.url(kUrlPath) +
+                  "offline: 1 of 1 artifact is not in the cache at " +
+                      aitk::util::utf8_of(cache.root()) + ":\n  " + kFile + " (sha256 " + sha +
+                      ") from " + server.url(kUrlPath) +
                       "\nrun the same command once without --offline (or import a bundle) to "
                       "fill the cache");
     }
@@ -218,9 +240,8 @@ TEST_F(StandaloneInstallTest, AnArchiveWithoutTheInterpreterIsRefused) {
         install_standalone(request_for("3.12"), builds, cache, downloader);
         FAIL() << "no error";
     } catch (const aitk::util::Error& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "other.tar.gz does not hold python/bin/python3: not a python-build-standalone "
-                  "install archive");
+        EXPECT_EQ(std::string(e.what()), "other.tar.gz does not hold " + kExe +
+                                             ": not a python-build-standalone install archive");
     }
     EXPECT_FALSE(fs::exists(standalone_root(cache, builds[1])));
     EXPECT_FALSE(has_regular_files(cache.temp_dir()));
@@ -245,9 +266,9 @@ TEST_F(StandaloneInstallTest, ConcurrentInstallsUnpackOnce) {
 
 TEST(SelectStandaloneBuild, VersionsPlatformsAndErrors) {
     std::vector<StandaloneBuild> builds = {
-        entry("3.12.9", "u1", "s"),
-        entry("3.12.11", "u2", "s"),
-        entry("3.13.2", "u3", "s"),
+        entry("3.12.9", "u1", "s", kLinux),
+        entry("3.12.11", "u2", "s", kLinux),
+        entry("3.13.2", "u3", "s", kLinux),
         {"cpython", "3.12.11", "20260901", "linux", "x86_64", "gnu", "u4", "s"},
         {"cpython", "3.12.11", "20260814", "windows", "x86_64", "none", "w", "s"}};
     EXPECT_EQ(select_standalone_build("3.12", kLinux, builds).url, "u4");
