@@ -14,6 +14,7 @@
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/python/standalone.hpp"
 #include "aitk/python/standalone_install.hpp"
+#include "aitk/util/utf8.hpp"
 #include "http_server.hpp"
 #include "run_cli.hpp"
 
@@ -195,7 +196,7 @@ TEST(PythonCli, InstallOfflineWithoutTheArchiveSaysWhatIsMissing) {
 
 TEST(PythonCli, InstallDownloadsFromTheMirrorAndChecksTheSha) {
     Sandbox s("mirror");
-    const auto& build = aitk::python::select_standalone_build("3.12", {"linux", "x86_64", "gnu"},
+    const auto& build = aitk::python::select_standalone_build("3.12", this_machine(),
                                                               aitk::python::standalone_builds());
     const std::string rest =
         build.url.substr(aitk::python::standalone_release_base.size());  // "/20260814/cpython-…"
@@ -208,7 +209,8 @@ TEST(PythonCli, InstallDownloadsFromTheMirrorAndChecksTheSha) {
     server.add_file(served_path, "not the archive");
     auto env = s.env();
     env.push_back("AITK_ENV_PYTHON_MIRROR=" + server.url("/pbs/"));
-    auto r = run_cli({"python", "install", "3.12", "--cache-dir", s.cache().string()}, "", env);
+    auto r = run_cli({"python", "install", "3.12", "--cache-dir", aitk::util::utf8_of(s.cache())},
+                     "", env);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(
         r.err.find("error: cannot download CPython " + build.version + ": sha256 mismatch for " +
@@ -225,7 +227,7 @@ TEST(PythonCli, InstallDownloadsFromTheMirrorAndChecksTheSha) {
 // downloader's own five tries, half a second apart).
 TEST(PythonCli, InstallFollowsTheHttpKnobs) {
     Sandbox s("knobs");
-    const auto& build = aitk::python::select_standalone_build("3.12", {"linux", "x86_64", "gnu"},
+    const auto& build = aitk::python::select_standalone_build("3.12", this_machine(),
                                                               aitk::python::standalone_builds());
     std::string served_path =
         "/pbs" + build.url.substr(aitk::python::standalone_release_base.size());
@@ -239,7 +241,8 @@ TEST(PythonCli, InstallFollowsTheHttpKnobs) {
     env.push_back("AITK_ENV_PYTHON_MIRROR=" + server.url("/pbs/"));
     env.push_back("AITK_ENV_HTTP_RETRIES=1");
     env.push_back("AITK_ENV_HTTP_RETRY_DELAY_MS=0");
-    auto r = run_cli({"python", "install", "3.12", "--cache-dir", s.cache().string()}, "", env);
+    auto r = run_cli({"python", "install", "3.12", "--cache-dir", aitk::util::utf8_of(s.cache())},
+                     "", env);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("HTTP 503"), std::string::npos) << r.err;
     EXPECT_EQ(server.requests_for(served_path).size(), 2u);
