@@ -343,6 +343,27 @@ DoctorCheck check_msvc_runtime(const std::filesystem::path& system32) {
                 std::string(platform::kVcRedistUrl)};
 }
 
+DoctorCheck check_long_paths(bool enabled, const std::filesystem::path& prefix) {
+    if (enabled) {
+        return {"long-paths", CheckStatus::ok,
+                "long paths are enabled: paths past 260 characters work"};
+    }
+    std::error_code ec;
+    auto absolute = std::filesystem::absolute(prefix, ec);
+    if (ec) absolute = prefix;
+    const auto site = util::utf8_of((absolute / "Lib" / "site-packages" / "").make_preferred());
+    // The limit counts UTF-16 units and the terminating NUL.
+    const auto used = util::wide_length_of_utf8(site);
+    const std::size_t left =
+        used + 1 < platform::kWindowsMaxPath ? platform::kWindowsMaxPath - 1 - used : 0;
+    return {"long-paths", CheckStatus::warn,
+            "long paths are off: every path must stay under 260 characters, which leaves " +
+                std::to_string(left) + " for the files below " + site +
+                " (torch's wheels nest headers and DLLs deep); turn them on as administrator: "
+                "reg add HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem /v "
+                "LongPathsEnabled /t REG_DWORD /d 1 /f (or choose a shorter prefix)"};
+}
+
 DoctorReport run_doctor(const DoctorOptions& options) {
     bool windows = options.probe.os == platform::OsKind::windows;
     platform::ProbeEnvironment probe_env;
@@ -432,7 +453,12 @@ DoctorReport run_doctor(const DoctorOptions& options) {
     }
     r.checks.push_back(pythons_check(r.pythons));
     r.checks.push_back(disk_check(r, *tables));
-    if (windows) r.checks.push_back(check_msvc_runtime(platform::system32_folder(probe_env.env)));
+    if (windows) {
+        r.checks.push_back(check_msvc_runtime(platform::system32_folder(probe_env.env)));
+        // Only this Windows' registry can say; a simulated Windows elsewhere has none.
+        if (auto enabled = platform::windows_long_paths_enabled())
+            r.checks.push_back(check_long_paths(*enabled, options.prefix));
+    }
     std::error_code ec;
     bool simulated_os = windows || probe_env.os == platform::OsKind::linux_os;
     if (options.scan_native_libraries && simulated_os &&

@@ -5,6 +5,13 @@
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 
+#ifdef _WIN32
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#endif
+
 namespace aitk::platform {
 
 std::filesystem::path system32_folder(const util::Environment& env) {
@@ -27,6 +34,19 @@ std::vector<std::string> missing_msvc_runtime_dlls(const std::filesystem::path& 
         if (!found) missing.emplace_back(dll);
     }
     return missing;
+}
+
+std::optional<bool> windows_long_paths_enabled() {
+#ifdef _WIN32
+    DWORD value = 0;
+    DWORD size = sizeof value;
+    const LSTATUS rc =
+        ::RegGetValueW(HKEY_LOCAL_MACHINE, L"SYSTEM\\CurrentControlSet\\Control\\FileSystem",
+                       L"LongPathsEnabled", RRF_RT_REG_DWORD, nullptr, &value, &size);
+    return rc == ERROR_SUCCESS && value == 1;
+#else
+    return std::nullopt;
+#endif
 }
 
 }  // namespace aitk::platform

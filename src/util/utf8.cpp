@@ -62,4 +62,13 @@ std::optional<std::string> env_utf8(const char* name) {
 
 #endif
 
+std::size_t wide_length_of_utf8(std::string_view text) noexcept {
+    std::size_t units = 0;
+    for (unsigned char c : text) {
+        if ((c & 0xC0) != 0x80) ++units;  // each code point starts once
+        if (c >= 0xF0) ++units;           // beyond the BMP: a surrogate pair
+    }
+    return units;
+}
+
 }  // namespace aitk::util

@@ -244,6 +244,31 @@ TEST(Doctor, WindowsChecksRunAsData) {
     EXPECT_NE(c->message.find("https://aka.ms/vs/17/release/vc_redist.x64.exe"), std::string::npos);
 }
 
+TEST(Checks, LongPathsSayWhatIsLeftBelowSitePackagesAndHowToTurnThemOn) {
+    EXPECT_EQ(app::check_long_paths(true, "x").status, app::CheckStatus::ok);
+#ifdef _WIN32
+    const std::filesystem::path prefix = "C:\\p";
+    const std::string site = "C:\\p\\Lib\\site-packages\\";
+#else
+    const std::filesystem::path prefix = "/p";
+    const std::string site = "/p/Lib/site-packages/";
+#endif
+    auto off = app::check_long_paths(false, prefix);
+    EXPECT_EQ(off.status, app::CheckStatus::warn);
+    EXPECT_NE(off.message.find("which leaves " + std::to_string(259 - site.size()) +
+                               " for the files below " + site + " "),
+              std::string::npos)
+        << off.message;
+    EXPECT_NE(off.message.find("reg add HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem /v "
+                               "LongPathsEnabled /t REG_DWORD /d 1 /f"),
+              std::string::npos)
+        << off.message;
+    // A prefix that uses up the limit leaves nothing (not a wrapped-around count).
+    EXPECT_NE(app::check_long_paths(false, prefix / std::string(300, 'x'))
+                  .message.find("which leaves 0 for"),
+              std::string::npos);
+}
+
 TEST(Checks, MsvcRuntime) {
     TempDir dir;
     auto c = app::check_msvc_runtime(dir.path);
@@ -295,6 +320,5 @@ TEST(Checks, CudaVisibleDevices) {
     EXPECT_EQ(c->status, app::CheckStatus::ok);
     EXPECT_FALSE(check_cuda_visible_devices(std::string("0"), 0));  // no NVIDIA GPU: nothing to say
 }
-
 
 }  // namespace

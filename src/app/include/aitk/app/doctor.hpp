@@ -93,5 +93,8 @@ int run_libcuda_probe_child(const std::vector<std::string>& candidates, std::ost
 std::optional<DoctorCheck> check_cuda_visible_devices(const std::optional<std::string>& value,
                                                       std::size_t gpu_count);
 DoctorCheck check_msvc_runtime(const std::filesystem::path& system32);
+// Windows: whether paths past MAX_PATH work (`enabled`, as the registry says), and what that
+// leaves for the files below `prefix`'s site-packages when they do not.
+DoctorCheck check_long_paths(bool enabled, const std::filesystem::path& prefix);
 
 }  // namespace aitk::app

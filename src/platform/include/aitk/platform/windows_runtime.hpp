@@ -4,6 +4,7 @@
 // dependencies". Evaluated on any OS against a System32 folder, so tests run it as data.
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,5 +22,14 @@ std::filesystem::path system32_folder(const util::Environment& env);
 
 // The runtime DLLs missing from `system32` (names compared case-insensitively, as Windows does).
 std::vector<std::string> missing_msvc_runtime_dlls(const std::filesystem::path& system32);
+
+// Whether this Windows lets programs that ask for it (aitk-env.exe does, in its manifest) use
+// paths past MAX_PATH: HKLM\SYSTEM\CurrentControlSet\Control\FileSystem\LongPathsEnabled = 1.
+// Unset counts as off. nullopt elsewhere than on Windows.
+std::optional<bool> windows_long_paths_enabled();
+
+// MAX_PATH: the longest path a Windows program may use while long paths are off, its
+// terminating NUL included.
+inline constexpr std::size_t kWindowsMaxPath = 260;
 
 }  // namespace aitk::platform

@@ -2,6 +2,7 @@
 // Text is UTF-8 everywhere in aitk-env; std::filesystem::path is not: on Windows it holds UTF-16
 // and converts a plain std::string through the C runtime's code page, so "Zoë" given as UTF-8
 // would name a file "ZoÃ«". Every conversion between text and paths goes through here.
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ std::string generic_utf8_of(const std::filesystem::path& path);
 // The process's environment variable `name` as UTF-8 (on Windows read as UTF-16, whatever the
 // console's code page); nullopt when unset. Empty values are returned as they are.
 std::optional<std::string> env_utf8(const char* name);
+
+// How many UTF-16 code units `text` (UTF-8) takes: what Windows' path limits count.
+std::size_t wide_length_of_utf8(std::string_view text) noexcept;
 
 #ifdef _WIN32
 // UTF-8 <-> UTF-16 for Windows' W functions. Invalid input is replaced (U+FFFD), never dropped.
