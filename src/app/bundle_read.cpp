@@ -166,7 +166,9 @@ void check_against_lock(const stdfs::path& bundle, const Manifest& manifest,
         for (const auto& p : target->packages) {
             if (p.wheel) {
                 files[util::to_lower(p.wheel->sha256)] = {p.name, p.wheel->filename};
-            } else if (p.source && (p.source->kind == "sdist" || p.source->kind == "url") &&
+            } else if (p.source &&
+                       (p.source->kind == lock::SourceKind::sdist ||
+                        p.source->kind == lock::SourceKind::url) &&
                        !p.source->sha256.empty()) {
                 files[util::to_lower(p.source->sha256)] = {p.name, p.source->url};
             }  // VCS, folders: listed under not_bundled

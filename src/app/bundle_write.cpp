@@ -91,9 +91,10 @@ struct Planned {
 std::string not_bundled_reason(const lock::LockedPackage& package) {
     if (!package.source) return "no file is locked for it";
     const auto& s = *package.source;
-    if (s.kind == "vcs")
+    if (s.kind == lock::SourceKind::vcs)
         return "a git checkout (" + util::redact_url(s.url) + ") needs the network";
-    if (s.kind == "directory") return "a local folder (" + s.url + ") is not in the lock";
+    if (s.kind == lock::SourceKind::directory)
+        return "a local folder (" + s.url + ") is not in the lock";
     return "the lock has no sha256 for " + util::redact_url(s.url);
 }
 
@@ -176,7 +177,8 @@ BundleOutcome write_bundle(const BundleRequest& request) {
                 plan("wheel", package.wheel->sha256, package.wheel->filename, package.wheel->url,
                      target->id);
             } else if (package.source &&
-                       (package.source->kind == "sdist" || package.source->kind == "url") &&
+                       (package.source->kind == lock::SourceKind::sdist ||
+                        package.source->kind == lock::SourceKind::url) &&
                        !package.source->sha256.empty()) {
                 plan("source", package.source->sha256, last_segment(package.source->url),
                      package.source->url, target->id);

@@ -6,6 +6,7 @@
 #include <set>
 #include <system_error>
 
+#include "aitk/app/index_routing.hpp"
 #include "aitk/app/index_source.hpp"
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/app/source_metadata.hpp"
@@ -97,42 +98,31 @@ std::string torch_backend_of(const project::Target& target) {
 
 index::IndexRouting routing_for(const LockRequest& request, const project::ProjectInput& input,
                                 const project::Target& target) {
-    std::string primary;
-    if (request.indexes.index_url) {
-        primary = *request.indexes.index_url;
-    } else if (input.options.index_url) {
-        primary = *input.options.index_url;
-    } else if (!input.options.no_index) {
-        primary = std::string(default_index_url);
-    }
-    std::vector<std::string> extras = input.options.extra_index_urls;
-    extras.insert(extras.end(), request.indexes.extra_index_urls.begin(),
-                  request.indexes.extra_index_urls.end());
-    std::vector<std::string> find_links = input.options.find_links;
-    find_links.insert(find_links.end(), request.indexes.find_links.begin(),
-                      request.indexes.find_links.end());
-    return index::IndexRouting::from_options(
-        primary, extras, find_links, torch_index_url(request, input), torch_backend_of(target));
-}
-
-lock::LockedIndex locked_index(const index::IndexLocation& location) {
-    return {location.name, util::strip_credentials(location.url),
-            std::string(index::to_string(location.kind))};
+    // The command line's indexes after the inputs' own; its primary index over theirs.
+    IndexSettings settings;
+    settings.index_url =
+        request.indexes.index_url ? request.indexes.index_url : input.options.index_url;
+    settings.extra_index_urls = input.options.extra_index_urls;
+    settings.extra_index_urls.insert(settings.extra_index_urls.end(),
+                                     request.indexes.extra_index_urls.begin(),
+                                     request.indexes.extra_index_urls.end());
+    settings.find_links = input.options.find_links;
+    settings.find_links.insert(settings.find_links.end(), request.indexes.find_links.begin(),
+                               request.indexes.find_links.end());
+    settings.torch_index_url = torch_index_url(request, input);
+    RoutingDefaults defaults;
+    if (!input.options.no_index) defaults.index_url = default_index_url;
+    return routing_from_settings(settings, torch_backend_of(target), defaults);
 }
 
 std::vector<lock::LockedIndex> all_indexes(const LockRequest& request,
                                            const project::ProjectInput& input,
                                            const std::vector<project::Target>& targets) {
     std::vector<lock::LockedIndex> out;
-    auto add = [&](const index::IndexLocation& location) {
-        auto entry = locked_index(location);
-        if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
-    };
     for (const auto& target : targets) {
-        auto routing = routing_for(request, input, target);
-        for (const auto& location : routing.indexes)
-            add(location);
-        if (routing.torch_backend_index) add(*routing.torch_backend_index);
+        for (auto& entry : to_locked(routing_for(request, input, target))) {
+            if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
+        }
     }
     return out;
 }
@@ -192,7 +182,7 @@ lock::LockedSource direct_source(const std::string& url) {
     lock::LockedSource source;
     auto vcs = project::parse_vcs_url(url);
     if (vcs && *vcs) {
-        source.kind = "vcs";
+        source.kind = lock::SourceKind::vcs;
         source.url = util::strip_credentials((*vcs)->vcs + "+" + (*vcs)->url);
         source.commit = (*vcs)->revision;
         source.subdirectory = (*vcs)->subdirectory;
@@ -206,7 +196,8 @@ lock::LockedSource direct_source(const std::string& url) {
         plain = plain.substr(0, hash);
     }
     const bool local = plain.starts_with("file:") || plain.starts_with("/");
-    source.kind = local && !is_archive_name(plain) ? "directory" : "url";
+    source.kind =
+        local && !is_archive_name(plain) ? lock::SourceKind::directory : lock::SourceKind::url;
     source.url = util::strip_credentials(plain);
     return source;
 }
@@ -230,7 +221,7 @@ std::optional<lock::LockedFile> direct_wheel(const std::string& url) {
 // What looking into a source node found, on top of what its URL says.
 void complete_source(lock::LockedSource& source, const std::string& url,
                      const InspectedSource& inspected, bool editable) {
-    if (source.kind == "vcs") {
+    if (source.kind == lock::SourceKind::vcs) {
         auto git = build::GitUrl::parse(url);
         if (git) {
             source.url = util::strip_credentials("git+" + git->repository);
@@ -241,7 +232,7 @@ void complete_source(lock::LockedSource& source, const std::string& url,
         source.commit = inspected.commit;
         return;
     }
-    if (source.kind == "directory") {
+    if (source.kind == lock::SourceKind::directory) {
         source.editable = editable;
         return;
     }
@@ -256,7 +247,7 @@ std::map<std::string, std::string> locked_commits(const lock::LockedTarget* prev
     std::map<std::string, std::string> out;
     if (!previous || request.upgrade) return out;
     for (const auto& package : previous->packages) {
-        if (!package.source || package.source->kind != "vcs") continue;
+        if (!package.source || package.source->kind != lock::SourceKind::vcs) continue;
         if (std::any_of(
                 request.upgrade_packages.begin(), request.upgrade_packages.end(),
                 [&](const std::string& n) { return pep::canonicalize_name(n) == package.name; })) {
@@ -405,7 +396,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
                                 editables.count(package.name) > 0);
             }
             // Sync clones an editable git requirement into <prefix>/src/<name>, as pip does.
-            if (lp.source->kind == "vcs" && editables.count(package.name) > 0) {
+            if (lp.source->kind == lock::SourceKind::vcs && editables.count(package.name) > 0) {
                 lp.source->editable = true;
             }
         } else if (auto chosen = source.chosen_file(package.name, package.version)) {
@@ -417,7 +408,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
                                             file.size};
             } else {
                 lock::LockedSource s;
-                s.kind = "sdist";
+                s.kind = lock::SourceKind::sdist;
                 s.url = util::strip_credentials(file.url);
                 s.sha256 = sha;
                 s.size = file.size;
@@ -531,7 +522,8 @@ std::string lock_input_hash(const project::ProjectInput& input, const std::strin
     for (const auto& target : targets)
         field("target", target);
     for (const auto& index : indexes)
-        field("index", index.name + " " + index.kind + " " + index.url);
+        field("index",
+              index.name + " " + std::string(lock::to_string(index.kind)) + " " + index.url);
     for (const auto& [name, specifier] : input.torch_packages)
         field("torch", name + specifier);
     return "sha256:" + hash.finish_hex();

@@ -146,7 +146,7 @@ bool index_credentials(const IndexSettings& indexes) {
 // Why sync left a source node out, for the note that names it.
 std::string unbuildable_reason(const lock::LockedPackage& package, bool build_sources) {
     if (!build_sources) return " and needs a source build (--no-build is set)";
-    if (package.source && package.source->kind == "vcs" &&
+    if (package.source && package.source->kind == lock::SourceKind::vcs &&
         package.source->url.starts_with("git+") &&
         !build::is_full_commit_id(package.source->commit)) {
         // A lock made with --no-build keeps the revision as written: building "main" would

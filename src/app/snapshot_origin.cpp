@@ -46,7 +46,7 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
     lock::LockedSource source;
     source.subdirectory = direct.subdirectory;
     if (const auto* vcs = std::get_if<install::DirectUrl::Vcs>(&direct.info)) {
-        source.kind = "vcs";
+        source.kind = lock::SourceKind::vcs;
         source.url = util::strip_credentials(vcs->vcs + "+" + direct.url);
         source.commit = vcs->commit_id;
         const auto revision = vcs->requested_revision.value_or("");
@@ -54,7 +54,7 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
         return DirectReference(source);
     }
     if (const auto* dir = std::get_if<install::DirectUrl::Directory>(&direct.info)) {
-        source.kind = "directory";
+        source.kind = lock::SourceKind::directory;
         source.url = util::strip_credentials(direct.url);
         source.editable = dir->editable;
         return DirectReference(source);
@@ -65,7 +65,7 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
         return DirectReference(
             lock::LockedFile{filename, util::strip_credentials(direct.url), sha, std::nullopt});
     }
-    source.kind = "url";
+    source.kind = lock::SourceKind::url;
     source.url = util::strip_credentials(direct.url);
     source.sha256 = sha;
     return DirectReference(source);

@@ -213,8 +213,9 @@ FetchedArchive fetch_source_archive(cache::Cache& cache, net::Downloader& downlo
 std::string source_identity(const lock::LockedPackage& package) {
     if (!package.source) return {};
     const auto& source = *package.source;
-    if (source.kind == "vcs") return build::git_source_id(git_url_of(source), source.commit);
-    if (source.kind == "directory") {
+    if (source.kind == lock::SourceKind::vcs)
+        return build::git_source_id(git_url_of(source), source.commit);
+    if (source.kind == lock::SourceKind::directory) {
         auto path = local_path_of(source.url);
         return "dir:" + (path ? path->generic_string() : source.url);
     }
@@ -232,45 +233,27 @@ std::optional<std::string> direct_url_json(const lock::LockedPackage& package,
     const auto& source = *package.source;
     install::DirectUrl direct;
     direct.subdirectory = source.subdirectory;
-    if (source.kind == "vcs" && source.editable) {
+    if (source.kind == lock::SourceKind::vcs && source.editable) {
         // pip records the clone it made in <prefix>/src, not the repository: the installed
         // package is that folder, edits and all.
         direct.url = "file://" + editable_vcs_dir(package, prefix).generic_string();
         direct.info = install::DirectUrl::Directory{true};
-    } else if (source.kind == "vcs") {
+    } else if (source.kind == lock::SourceKind::vcs) {
         direct.url = util::strip_credentials(git_url_of(source).repository);
         // The revision the user asked for: a branch or tag, or the commit itself.
         direct.info = install::DirectUrl::Vcs{
             "git", source.commit, source.revision.empty() ? source.commit : source.revision};
-    } else if (source.kind == "directory") {
+    } else if (source.kind == lock::SourceKind::directory) {
         auto path = local_path_of(source.url);
         direct.url = path ? "file://" + path->generic_string() : source.url;
         direct.info = install::DirectUrl::Directory{source.editable};
-    } else if (source.kind == "sdist" && !package.index.empty()) {
+    } else if (source.kind == lock::SourceKind::sdist && !package.index.empty()) {
         return std::nullopt;  // from an index: a name and version, not a URL
     } else {
         direct.url = util::strip_credentials(without_fragment(source.url));
         direct.info = install::DirectUrl::Archive{source.sha256};
     }
     return install::write_direct_url(direct);
-}
-
-index::IndexRouting routing_from_lock(const lock::Lockfile& lock,
-                                      const lock::LockedTarget& target) {
-    index::IndexRouting routing;
-    for (const auto& entry : lock.indexes) {
-        if (entry.kind == "torch-backend") {
-            if (entry.name == "torch " + target.backend) {
-                routing.torch_backend_index =
-                    index::IndexLocation{entry.name, entry.url, index::IndexKind::torch_backend};
-            }
-            continue;
-        }
-        auto kind =
-            entry.kind == "find-links" ? index::IndexKind::find_links : index::IndexKind::simple;
-        routing.indexes.push_back({entry.name, entry.url, kind});
-    }
-    return routing;
 }
 
 std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request) {
@@ -307,8 +290,8 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
         BuiltSource built;
         built.name = package->name;
         built.direct_url = direct_url_json(*package, request.prefix);
-        const bool editable_vcs = source.kind == "vcs" && source.editable;
-        const bool needs_output = source.kind == "directory" || editable_vcs;
+        const bool editable_vcs = source.kind == lock::SourceKind::vcs && source.editable;
+        const bool needs_output = source.kind == lock::SourceKind::directory || editable_vcs;
         if (needs_output && request.output_dir.empty()) {
             throw util::Error(
                 util::ExitCode::failure,
@@ -317,7 +300,7 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
         }
 
         build::BuiltWheel wheel;
-        if (source.kind == "vcs") {
+        if (source.kind == lock::SourceKind::vcs) {
             if (!git) {
                 build::GitOptions git_options = request.git;
                 if (!git_options.environment && request.environment) {
@@ -353,7 +336,7 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
                 wheel = build::build_wheel(build::BuildSource::git(*git, url, commit), provider(),
                                            request.interpreter, options);
             }
-        } else if (source.kind == "directory") {
+        } else if (source.kind == lock::SourceKind::directory) {
             auto path = local_path_of(source.url);
             if (!path) {
                 throw util::Error(

@@ -18,7 +18,7 @@ const LockedIndex* find_index(const Lockfile& lock, std::string_view name) {
 // Pip looks a name up on the indexes of the file, so a package pinned by version must come from
 // one of them; a find-links file or a direct reference is named by its URL instead.
 bool pinned_by_index(const LockedIndex* index, const std::string& version) {
-    return index != nullptr && index->kind != "find-links" && !version.empty();
+    return index != nullptr && index->kind != IndexKind::find_links && !version.empty();
 }
 
 // With activated extras, the package is pinned twice: plain and with its extras. pip 23 reads
@@ -76,7 +76,8 @@ PipSection pip_section(const Lockfile& lock, const LockedTarget& target) {
             continue;
         }
         const bool archive = package->source &&
-                             (package->source->kind == "sdist" || package->source->kind == "url") &&
+                             (package->source->kind == SourceKind::sdist ||
+                              package->source->kind == SourceKind::url) &&
                              !package->source->sha256.empty();
         if (!archive) {
             // A VCS checkout or a local folder has no hash pip could check.
@@ -84,7 +85,7 @@ PipSection pip_section(const Lockfile& lock, const LockedTarget& target) {
             continue;
         }
         const LockedSource& source = *package->source;
-        if (source.kind == "sdist" && source.subdirectory.empty() &&
+        if (source.kind == SourceKind::sdist && source.subdirectory.empty() &&
             pinned_by_index(index, package->version)) {
             add_by_version(requirements, *package, source.sha256);
             use(index);
