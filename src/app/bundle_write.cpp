@@ -14,6 +14,7 @@
 #include "aitk/fs/path.hpp"
 #include "aitk/index/artifacts.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/python/standalone_install.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
@@ -26,8 +27,10 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
+// The URL without its fragment (pep::split_fragment) and its query.
 std::string without_query(std::string_view url) {
-    return std::string(url.substr(0, std::min(url.find('?'), url.find('#'))));
+    const std::string_view plain = pep::split_fragment(url).url;
+    return std::string(plain.substr(0, plain.find('?')));
 }
 
 // The last path segment of a URL as the source builds name it (kept encoded).

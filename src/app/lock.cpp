@@ -18,6 +18,7 @@
 #include "aitk/fs/path.hpp"
 #include "aitk/index/client.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/platform/tables.hpp"
 #include "aitk/python/standalone.hpp"
@@ -180,21 +181,17 @@ bool is_archive_name(std::string_view name) {
 
 lock::LockedSource direct_source(const std::string& url) {
     lock::LockedSource source;
-    auto vcs = project::parse_vcs_url(url);
+    auto vcs = pep::parse_vcs_url(url);
     if (vcs && *vcs) {
         source.kind = lock::SourceKind::vcs;
-        source.url = util::strip_credentials((*vcs)->vcs + "+" + (*vcs)->url);
+        source.url = util::strip_credentials((*vcs)->vcs + "+" + (*vcs)->repository);
         source.commit = (*vcs)->revision;
         source.subdirectory = (*vcs)->subdirectory;
         return source;
     }
-    std::string_view plain = url;
-    auto hash = plain.find('#');
-    if (hash != std::string_view::npos) {
-        auto fragment = plain.substr(hash + 1);
-        if (fragment.starts_with("sha256=")) source.sha256 = std::string(fragment.substr(7));
-        plain = plain.substr(0, hash);
-    }
+    const auto reference = pep::split_fragment(url);
+    const std::string_view plain = reference.url;
+    if (auto sha256 = reference.sha256()) source.sha256 = std::string(*sha256);
     const bool local = plain.starts_with("file:") || plain.starts_with("/");
     source.kind =
         local && !is_archive_name(plain) ? lock::SourceKind::directory : lock::SourceKind::url;
@@ -204,14 +201,10 @@ lock::LockedSource direct_source(const std::string& url) {
 
 // A "name @ https://…/x.whl" reference: a wheel like any other, only not from an index.
 std::optional<lock::LockedFile> direct_wheel(const std::string& url) {
-    if (auto vcs = project::parse_vcs_url(url); vcs && *vcs) return std::nullopt;
-    std::string_view plain = url;
-    std::string sha;
-    if (auto hash = plain.find('#'); hash != std::string_view::npos) {
-        auto fragment = plain.substr(hash + 1);
-        if (fragment.starts_with("sha256=")) sha = util::to_lower(fragment.substr(7));
-        plain = plain.substr(0, hash);
-    }
+    if (auto vcs = pep::parse_vcs_url(url); vcs && *vcs) return std::nullopt;
+    const auto reference = pep::split_fragment(url);
+    const std::string_view plain = reference.url;
+    const std::string sha = util::to_lower(reference.sha256().value_or(""));
     auto slash = plain.rfind('/');
     std::string filename(slash == std::string_view::npos ? plain : plain.substr(slash + 1));
     if (!filename.ends_with(".whl")) return std::nullopt;
@@ -222,12 +215,11 @@ std::optional<lock::LockedFile> direct_wheel(const std::string& url) {
 void complete_source(lock::LockedSource& source, const std::string& url,
                      const InspectedSource& inspected, bool editable) {
     if (source.kind == lock::SourceKind::vcs) {
-        auto git = build::GitUrl::parse(url);
+        auto git = build::parse_git_url(url);
         if (git) {
             source.url = util::strip_credentials("git+" + git->repository);
             source.subdirectory = git->subdirectory;
-            source.revision =
-                build::is_full_commit_id(git->revision) ? std::string() : git->revision;
+            source.revision = pep::is_full_commit_id(git->revision) ? std::string() : git->revision;
         }
         source.commit = inspected.commit;
         return;
@@ -254,9 +246,9 @@ std::map<std::string, std::string> locked_commits(const lock::LockedTarget* prev
             continue;
         }
         const auto& s = *package.source;
-        if (!build::is_full_commit_id(s.commit)) continue;
+        if (!pep::is_full_commit_id(s.commit)) continue;
         auto git =
-            build::GitUrl::parse(s.url + (s.revision.empty() ? "" : "@" + s.revision) +
+            build::parse_git_url(s.url + (s.revision.empty() ? "" : "@" + s.revision) +
                                  (s.subdirectory.empty() ? "" : "#subdirectory=" + s.subdirectory));
         if (git) out[vcs_pin_key(*git)] = s.commit;
     }

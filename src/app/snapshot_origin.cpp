@@ -4,9 +4,9 @@
 #include <set>
 
 #include "aitk/app/snapshot.hpp"
-#include "aitk/build/git_url.hpp"
 #include "aitk/index/url.hpp"
 #include "aitk/install/direct_url.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/project/target.hpp"
@@ -50,7 +50,7 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
         source.url = util::strip_credentials(vcs->vcs + "+" + direct.url);
         source.commit = vcs->commit_id;
         const auto revision = vcs->requested_revision.value_or("");
-        if (!build::is_full_commit_id(revision)) source.revision = revision;
+        if (!pep::is_full_commit_id(revision)) source.revision = revision;
         return DirectReference(source);
     }
     if (const auto* dir = std::get_if<install::DirectUrl::Directory>(&direct.info)) {

@@ -12,6 +12,7 @@
 #include "aitk/build/wheel_cache.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/install/direct_url.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/wheel_filename.hpp"
 #include "aitk/util/error.hpp"
@@ -23,9 +24,10 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
+// The URL without its fragment (pep::split_fragment) and its query.
 std::string without_fragment(std::string_view url) {
-    auto cut = url.find_first_of("#?");
-    return std::string(cut == std::string_view::npos ? url : url.substr(0, cut));
+    const std::string_view plain = pep::split_fragment(url).url;
+    return std::string(plain.substr(0, plain.find('?')));
 }
 
 std::string last_segment(std::string_view url) {
@@ -34,10 +36,10 @@ std::string last_segment(std::string_view url) {
     return slash == std::string::npos ? plain : plain.substr(slash + 1);
 }
 
-build::GitUrl git_url_of(const lock::LockedSource& source) {
+pep::VcsUrl git_url_of(const lock::LockedSource& source) {
     std::string text = source.url;
     if (!source.subdirectory.empty()) text += "#subdirectory=" + source.subdirectory;
-    auto parsed = build::GitUrl::parse(text);
+    auto parsed = build::parse_git_url(text);
     if (!parsed) {
         throw util::Error(util::ExitCode::failure,
                           "the lock's VCS source " + util::redact_url(source.url) +
@@ -94,9 +96,9 @@ pep::WheelFilename checked_wheel(const lock::LockedPackage& package, const stdfs
 // cache's mirror (no second download); an existing clone is left alone when it is at the commit
 // (so a re-sync keeps the user's edits), moved when clean, and refused when it has changes.
 stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const build::GitRunner& git,
-                                  const build::GitUrl& url, const std::string& commit,
+                                  const pep::VcsUrl& url, const std::string& commit,
                                   const stdfs::path& dest, const std::string& label) {
-    build::GitUrl pinned = url;
+    pep::VcsUrl pinned = url;
     pinned.revision = commit;
     git_cache.resolve(pinned);  // the commit is in the mirror from here on
     const std::string mirror = git_cache.mirror_dir(url.repository).string();
@@ -310,7 +312,7 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
             }
             auto url = git_url_of(source);
             std::string commit = source.commit;
-            if (!build::is_full_commit_id(commit)) {
+            if (!pep::is_full_commit_id(commit)) {
                 // A lock made without looking into sources holds the revision as written.
                 url.revision = commit;
                 commit = git->resolve(url);

@@ -13,7 +13,6 @@
 #include "aitk/app/index_routing.hpp"
 #include "aitk/app/prefix.hpp"
 #include "aitk/app/source_builds.hpp"
-#include "aitk/build/git_url.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/cache/maintenance.hpp"
 #include "aitk/fs/file.hpp"
@@ -23,6 +22,7 @@
 #include "aitk/install/plan.hpp"
 #include "aitk/install/transaction.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
@@ -52,7 +52,7 @@ bool buildable(const lock::LockedPackage& package) {
     if (!package.source) return false;
     if (package.source->kind == lock::SourceKind::vcs) {
         return package.source->url.starts_with("git+") &&
-               build::is_full_commit_id(package.source->commit);
+               pep::is_full_commit_id(package.source->commit);
     }
     return !source_identity(package).empty();
 }

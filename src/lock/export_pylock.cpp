@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "aitk/lock/exporters.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/util/major_minor.hpp"
 #include "lock_text.hpp"
 
@@ -62,7 +63,8 @@ std::string inline_table(const std::vector<std::pair<std::string, std::string>>&
 }
 
 std::string file_url(std::string_view url) {
-    return std::string(detail::without_fragment(detail::storable_url(url)));
+    const std::string stored = detail::storable_url(url);
+    return std::string(pep::split_fragment(stored).url);
 }
 
 std::string hashes(const std::string& sha256) {

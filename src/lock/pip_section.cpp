@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "aitk/lock/lockfile.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "lock_text.hpp"
 
 namespace aitk::lock {
@@ -40,9 +41,9 @@ void add_by_version(std::vector<std::string>& lines, const LockedPackage& packag
 
 std::string by_url(const LockedPackage& package, std::string_view url, const std::string& sha256,
                    const std::string& subdirectory = {}) {
-    std::string line = package.name + " @ " +
-                       std::string(detail::without_fragment(detail::storable_url(url))) +
-                       "#sha256=" + sha256;
+    const std::string stored = detail::storable_url(url);
+    std::string line =
+        package.name + " @ " + std::string(pep::split_fragment(stored).url) + "#sha256=" + sha256;
     if (!subdirectory.empty()) line += "&subdirectory=" + subdirectory;
     return line;
 }
