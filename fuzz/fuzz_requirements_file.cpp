@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/project/requirements_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -49,6 +50,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     std::string_view first = parts[0].substr(0, parts[0].find('\n'));
     (void)parse_requirement_line(first, aitk::util::SourceLocation{"fuzz", 1, 1}, "/fuzz");
-    (void)parse_vcs_url(first);
+    (void)aitk::pep::parse_vcs_url(first);
     return 0;
 }

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "aitk/app/index_routing.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
@@ -37,12 +38,6 @@ util::Expected<std::string, std::string> find_locked_file(const index::ProjectFi
 
 namespace {
 
-index::IndexRouting routing_for(const IndexSettings& settings, const std::string& backend) {
-    return index::IndexRouting::from_options(settings.index_url.value_or(""),
-                                             settings.extra_index_urls, settings.find_links,
-                                             settings.torch_index_url.value_or(""), backend);
-}
-
 std::string index_names(const index::IndexRouting& routing, const std::string& project) {
     std::vector<std::string> urls;
     for (const auto& location : routing.candidates(project))
@@ -66,7 +61,7 @@ void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
             names.insert(projects[i]);
         }
         if (!wanted.empty()) {
-            auto routing = routing_for(*sources.indexes, request.backend);
+            auto routing = routing_from_settings(*sources.indexes, request.backend);
             index::ClientOptions options;
             options.rewrite = sources.rewrite;
             index::IndexClient client(*request.downloader, request.cache, routing, options);

@@ -20,6 +20,29 @@
 #include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
+
+std::string_view to_string(BundleMemberKind kind) noexcept {
+    switch (kind) {
+        case BundleMemberKind::lock:
+            return "lock";
+        case BundleMemberKind::wheel:
+            return "wheel";
+        case BundleMemberKind::source:
+            return "source";
+        case BundleMemberKind::python:
+            return "python";
+    }
+    return "wheel";
+}
+
+std::optional<BundleMemberKind> parse_bundle_member_kind(std::string_view text) noexcept {
+    for (auto kind : {BundleMemberKind::lock, BundleMemberKind::wheel, BundleMemberKind::source,
+                      BundleMemberKind::python}) {
+        if (to_string(kind) == text) return kind;
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 namespace stdfs = std::filesystem;
@@ -51,7 +74,7 @@ struct Manifest {
 // The filename of an "artifacts/<sha256>/<filename>" or "python/<sha256>/<filename>" member,
 // after checking that the path has exactly that shape for `sha256`.
 std::optional<std::string> member_filename(const BundleMember& m) {
-    const std::string prefix = m.kind == "python" ? "python/" : "artifacts/";
+    const std::string prefix = m.kind == BundleMemberKind::python ? "python/" : "artifacts/";
     if (!m.path.starts_with(prefix + m.sha256 + "/")) return std::nullopt;
     std::string filename = m.path.substr(prefix.size() + m.sha256.size() + 1);
     try {
@@ -92,7 +115,8 @@ Manifest parse_manifest(const stdfs::path& bundle, const std::string& text) {
         for (const auto& m : json.at("members")) {
             BundleMember member;
             member.path = m.at("path").get<std::string>();
-            member.kind = m.at("kind").get<std::string>();
+            const auto kind = parse_bundle_member_kind(m.at("kind").get<std::string>());
+            member.kind = kind.value_or(BundleMemberKind::wheel);
             member.sha256 = m.at("sha256").get<std::string>();
             member.size = m.at("size").get<std::uint64_t>();
             member.targets = m.at("targets").get<std::vector<std::string>>();
@@ -100,10 +124,9 @@ Manifest parse_manifest(const stdfs::path& bundle, const std::string& text) {
             if (!normal || *normal != member.path || !util::is_sha256_hex(member.sha256)) {
                 refuse(bundle, "manifest.json lists an invalid member \"" + member.path + "\"");
             }
-            const bool known_kind = member.kind == "lock" || member.kind == "wheel" ||
-                                    member.kind == "source" || member.kind == "python";
-            if (!known_kind || (member.kind == "lock") != (member.path == bundle_lock_member) ||
-                (member.kind != "lock" && !member_filename(member))) {
+            if (!kind ||
+                (member.kind == BundleMemberKind::lock) != (member.path == bundle_lock_member) ||
+                (member.kind != BundleMemberKind::lock && !member_filename(member))) {
                 refuse(bundle, "manifest.json lists an invalid member \"" + member.path + "\"");
             }
             if (!paths.insert(member.path).second) {
@@ -167,7 +190,9 @@ void check_against_lock(const stdfs::path& bundle, const Manifest& manifest,
         for (const auto& p : target->packages) {
             if (p.wheel) {
                 files[util::to_lower(p.wheel->sha256)] = {p.name, p.wheel->filename};
-            } else if (p.source && (p.source->kind == "sdist" || p.source->kind == "url") &&
+            } else if (p.source &&
+                       (p.source->kind == lock::SourceKind::sdist ||
+                        p.source->kind == lock::SourceKind::url) &&
                        !p.source->sha256.empty()) {
                 files[util::to_lower(p.source->sha256)] = {p.name, p.source->url};
             }  // VCS, folders: listed under not_bundled
@@ -175,7 +200,7 @@ void check_against_lock(const stdfs::path& bundle, const Manifest& manifest,
     }
     std::set<std::string> bundled;
     for (const auto& m : manifest.members) {
-        if (m.kind != "wheel" && m.kind != "source") continue;
+        if (m.kind != BundleMemberKind::wheel && m.kind != BundleMemberKind::source) continue;
         if (m.targets.empty()) refuse(bundle, "member " + m.path + " serves no target");
         for (const auto& t : m.targets) {
             auto it = locked.find(t);
@@ -262,7 +287,7 @@ ImportedBundle import_bundle(const stdfs::path& bundle, const stdfs::path& cache
 
     ImportedBundle out(fs::TempDir::create("aitk-env-bundle"));
     for (const auto& m : manifest.members) {
-        if (m.kind != "python") continue;
+        if (m.kind != BundleMemberKind::python) continue;
         // The interpreter table of this aitk-env decides what setup would install; an archive
         // it does not know is still stored (by its verified sha256) but named in a note.
         const std::string filename = *member_filename(m);
@@ -279,7 +304,7 @@ ImportedBundle import_bundle(const stdfs::path& bundle, const stdfs::path& cache
 
     // All checks passed: only now does the cache gain anything (renames within its filesystem).
     for (const auto& m : manifest.members) {
-        if (m.kind == "lock") continue;
+        if (m.kind == BundleMemberKind::lock) continue;
         const std::string filename = *member_filename(m);
         if (cache.find_artifact(m.sha256, filename)) continue;
         cache.insert_artifact(members / m.path, m.sha256, filename, m.sha256,

@@ -14,6 +14,7 @@
 #include "aitk/fs/path.hpp"
 #include "aitk/index/artifacts.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/python/standalone_install.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
@@ -27,8 +28,10 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
+// The URL without its fragment (pep::split_fragment) and its query.
 std::string without_query(std::string_view url) {
-    return std::string(url.substr(0, std::min(url.find('?'), url.find('#'))));
+    const std::string_view plain = pep::split_fragment(url).url;
+    return std::string(plain.substr(0, plain.find('?')));
 }
 
 // The last path segment of a URL as the source builds name it (kept encoded).
@@ -92,9 +95,10 @@ struct Planned {
 std::string not_bundled_reason(const lock::LockedPackage& package) {
     if (!package.source) return "no file is locked for it";
     const auto& s = *package.source;
-    if (s.kind == "vcs")
+    if (s.kind == lock::SourceKind::vcs)
         return "a git checkout (" + util::redact_url(s.url) + ") needs the network";
-    if (s.kind == "directory") return "a local folder (" + s.url + ") is not in the lock";
+    if (s.kind == lock::SourceKind::directory)
+        return "a local folder (" + s.url + ") is not in the lock";
     return "the lock has no sha256 for " + util::redact_url(s.url);
 }
 
@@ -147,7 +151,7 @@ BundleOutcome write_bundle(const BundleRequest& request) {
     outcome.path = out_path;
     std::map<std::string, Planned> planned;  // by sha256: one member per content
     std::vector<BundleTargetInfo> infos;
-    auto plan = [&](const std::string& kind, const std::string& sha256, std::string filename,
+    auto plan = [&](BundleMemberKind kind, const std::string& sha256, std::string filename,
                     const std::string& url, const std::string& target) {
         const std::string sha = cache::checked_sha256(sha256);
         auto [it, inserted] = planned.try_emplace(sha);
@@ -157,8 +161,9 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             p.url = url;
             p.member.kind = kind;
             p.member.sha256 = sha;
-            p.member.path = (kind == "python" ? "python/" : "artifacts/") + sha + "/" + p.filename;
-            p.local = kind == "source" && local_path_of(url).has_value();
+            p.member.path = (kind == BundleMemberKind::python ? "python/" : "artifacts/") + sha +
+                            "/" + p.filename;
+            p.local = kind == BundleMemberKind::source && local_path_of(url).has_value();
         }
         if (std::find(p.member.targets.begin(), p.member.targets.end(), target) ==
             p.member.targets.end()) {
@@ -174,13 +179,14 @@ BundleOutcome write_bundle(const BundleRequest& request) {
         info.python = target->python;
         for (const auto& package : target->packages) {
             if (package.wheel) {
-                plan("wheel", package.wheel->sha256, package.wheel->filename, package.wheel->url,
-                     target->id);
+                plan(BundleMemberKind::wheel, package.wheel->sha256, package.wheel->filename,
+                     package.wheel->url, target->id);
             } else if (package.source &&
-                       (package.source->kind == "sdist" || package.source->kind == "url") &&
+                       (package.source->kind == lock::SourceKind::sdist ||
+                        package.source->kind == lock::SourceKind::url) &&
                        !package.source->sha256.empty()) {
-                plan("source", package.source->sha256, last_segment(package.source->url),
-                     package.source->url, target->id);
+                plan(BundleMemberKind::source, package.source->sha256,
+                     last_segment(package.source->url), package.source->url, target->id);
             } else {
                 info.not_bundled.push_back(package.name + ": " + not_bundled_reason(package));
                 outcome.notes.push_back(target->id + ": " + info.not_bundled.back());
@@ -193,7 +199,7 @@ BundleOutcome write_bundle(const BundleRequest& request) {
                 const auto& build = python::select_standalone_build(
                     util::major_minor(target->python), standalone_platform_of(*target), table);
                 info.interpreter =
-                    plan("python", build.sha256, decoded_last_segment(build.url),
+                    plan(BundleMemberKind::python, build.sha256, decoded_last_segment(build.url),
                          python::mirrored_url(build.url, request.python_mirror), target->id);
             } catch (const util::InputError& e) {
                 info.interpreter_note = e.what();
@@ -252,7 +258,7 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             if (r.path.empty()) {
                 errors.push_back(r.error);
                 ++failed;
-                python_failed |= fetched_by_ref[i]->member.kind == "python";
+                python_failed |= fetched_by_ref[i]->member.kind == BundleMemberKind::python;
                 continue;
             }
             fetched_by_ref[i]->file = r.path;
@@ -281,8 +287,8 @@ BundleOutcome write_bundle(const BundleRequest& request) {
     // A file taken from the cache is hashed again: a bundle is copied to where nothing can be
     // fetched, so a damaged cache entry must not travel.
     std::vector<BundleMember> members;
-    members.push_back({std::string(bundle_lock_member), "lock", fs::sha256_hex(lock_text),
-                       lock_text.size(), outcome.targets});
+    members.push_back({std::string(bundle_lock_member), BundleMemberKind::lock,
+                       fs::sha256_hex(lock_text), lock_text.size(), outcome.targets});
     for (auto& [sha, p] : planned) {
         if (!p.checked) {
             auto actual = fs::sha256_file_hex(p.file);
@@ -346,7 +352,7 @@ std::string bundle_manifest_text(const lock::Lockfile& lock,
     json["members"] = nlohmann::json::array();
     for (const auto& m : members) {
         json["members"].push_back({{"path", m.path},
-                                   {"kind", m.kind},
+                                   {"kind", to_string(m.kind)},
                                    {"sha256", m.sha256},
                                    {"size", m.size},
                                    {"targets", m.targets}});
@@ -358,7 +364,7 @@ nlohmann::json BundleOutcome::to_json() const {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& m : members) {
         list.push_back({{"path", m.path},
-                        {"kind", m.kind},
+                        {"kind", to_string(m.kind)},
                         {"sha256", m.sha256},
                         {"size", m.size},
                         {"targets", m.targets}});
@@ -377,8 +383,8 @@ std::string BundleOutcome::summary() const {
     std::size_t artifacts = 0;
     std::size_t pythons = 0;
     for (const auto& m : members) {
-        if (m.kind == "wheel" || m.kind == "source") ++artifacts;
-        if (m.kind == "python") ++pythons;
+        if (m.kind == BundleMemberKind::wheel || m.kind == BundleMemberKind::source) ++artifacts;
+        if (m.kind == BundleMemberKind::python) ++pythons;
     }
     std::string out;
     out += "targets  " + util::join(targets, ", ") + "\n";

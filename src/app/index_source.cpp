@@ -5,9 +5,9 @@
 
 #include "aitk/app/source_builds.hpp"
 #include "aitk/build/git_url.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/specifier.hpp"
-#include "aitk/project/requirements_file.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -40,7 +40,7 @@ struct IndexPackageSource::Project {
     }
 };
 
-std::string vcs_pin_key(const build::GitUrl& url) {
+std::string vcs_pin_key(const pep::VcsUrl& url) {
     return util::strip_credentials("git+" + url.repository) + "@" + url.revision + "#" +
            url.subdirectory;
 }
@@ -331,23 +331,23 @@ void IndexPackageSource::prefetch(std::span<const pep::Requirement> upcoming) {
 }
 
 resolve::DirectResult IndexPackageSource::direct(const std::string& name, const std::string& url) {
-    std::string_view plain = url;
-    if (auto hash = plain.find('#'); hash != std::string_view::npos) plain = plain.substr(0, hash);
+    const auto reference = pep::split_fragment(url);
+    const std::string_view plain = reference.url;
     // Only git repositories are looked into; hg, svn and bzr stay opaque source nodes.
-    if (auto vcs = project::parse_vcs_url(url); vcs && *vcs && inspector_ && (*vcs)->vcs == "git") {
-        auto git = build::GitUrl::parse(url);
+    if (auto vcs = pep::parse_vcs_url(url); vcs && *vcs && inspector_ && (*vcs)->vcs == "git") {
+        auto git = build::parse_git_url(url);
         if (!git) {
             return util::Unexpected<std::string>(name + " @ " + util::redact_url(url) + ": " +
                                                  git.error());
         }
         std::string locked;
         if (auto it = locked_commits_.find(vcs_pin_key(*git)); it != locked_commits_.end()) {
-            if (build::is_full_commit_id(it->second)) locked = it->second;
+            if (pep::is_full_commit_id(it->second)) locked = it->second;
         }
         const auto& inspected = remember(url, name, inspector_->vcs(name, *git, locked), {});
         return direct_package(inspected, url);
     }
-    if (auto vcs = project::parse_vcs_url(url); vcs && *vcs) {
+    if (auto vcs = pep::parse_vcs_url(url); vcs && *vcs) {
         // git+https://…: the version and dependencies are known once it is built.
         notes_.push_back(name + " comes from " + util::redact_url(url) +
                          "; its version and dependencies are read when it is built");
@@ -361,8 +361,8 @@ resolve::DirectResult IndexPackageSource::direct(const std::string& name, const 
     }
     index::DistributionFile draft;
     draft.url = std::string(plain);
-    if (auto hash = url.find('#'); hash != std::string::npos) {
-        auto fragment = index::hashes_from_fragment(std::string_view(url).substr(hash + 1));
+    if (!reference.fragment.empty()) {
+        auto fragment = index::hashes_from_fragment(reference.fragment);
         if (!fragment.error.empty()) {
             return util::Unexpected<std::string>(name + " @ " + util::redact_url(url) + ": " +
                                                  fragment.error);

@@ -6,11 +6,11 @@
 #include <set>
 #include <system_error>
 
+#include "aitk/app/index_routing.hpp"
 #include "aitk/app/index_source.hpp"
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/app/source_metadata.hpp"
 #include "aitk/app/torch_choice.hpp"
-#include "aitk/build/git_url.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
@@ -25,9 +25,15 @@
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 #include "hash_downloads.hpp"
+#include "lock_sources.hpp"
 
 namespace aitk::app {
 namespace {
+
+using lock_detail::complete_source;
+using lock_detail::direct_source;
+using lock_detail::direct_wheel;
+using lock_detail::locked_commits;
 
 constexpr std::string_view default_index_url = "https://pypi.org/simple";
 constexpr std::string_view default_python = "3.12";
@@ -98,42 +104,31 @@ std::string torch_backend_of(const project::Target& target) {
 
 index::IndexRouting routing_for(const LockRequest& request, const project::ProjectInput& input,
                                 const project::Target& target) {
-    std::string primary;
-    if (request.indexes.index_url) {
-        primary = *request.indexes.index_url;
-    } else if (input.options.index_url) {
-        primary = *input.options.index_url;
-    } else if (!input.options.no_index) {
-        primary = std::string(default_index_url);
-    }
-    std::vector<std::string> extras = input.options.extra_index_urls;
-    extras.insert(extras.end(), request.indexes.extra_index_urls.begin(),
-                  request.indexes.extra_index_urls.end());
-    std::vector<std::string> find_links = input.options.find_links;
-    find_links.insert(find_links.end(), request.indexes.find_links.begin(),
-                      request.indexes.find_links.end());
-    return index::IndexRouting::from_options(
-        primary, extras, find_links, torch_index_url(request, input), torch_backend_of(target));
-}
-
-lock::LockedIndex locked_index(const index::IndexLocation& location) {
-    return {location.name, util::strip_credentials(location.url),
-            std::string(index::to_string(location.kind))};
+    // The command line's indexes after the inputs' own; its primary index over theirs.
+    IndexSettings settings;
+    settings.index_url =
+        request.indexes.index_url ? request.indexes.index_url : input.options.index_url;
+    settings.extra_index_urls = input.options.extra_index_urls;
+    settings.extra_index_urls.insert(settings.extra_index_urls.end(),
+                                     request.indexes.extra_index_urls.begin(),
+                                     request.indexes.extra_index_urls.end());
+    settings.find_links = input.options.find_links;
+    settings.find_links.insert(settings.find_links.end(), request.indexes.find_links.begin(),
+                               request.indexes.find_links.end());
+    settings.torch_index_url = torch_index_url(request, input);
+    RoutingDefaults defaults;
+    if (!input.options.no_index) defaults.index_url = default_index_url;
+    return routing_from_settings(settings, torch_backend_of(target), defaults);
 }
 
 std::vector<lock::LockedIndex> all_indexes(const LockRequest& request,
                                            const project::ProjectInput& input,
                                            const std::vector<project::Target>& targets) {
     std::vector<lock::LockedIndex> out;
-    auto add = [&](const index::IndexLocation& location) {
-        auto entry = locked_index(location);
-        if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
-    };
     for (const auto& target : targets) {
-        auto routing = routing_for(request, input, target);
-        for (const auto& location : routing.indexes)
-            add(location);
-        if (routing.torch_backend_index) add(*routing.torch_backend_index);
+        for (auto& entry : to_locked(routing_for(request, input, target))) {
+            if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
+        }
     }
     return out;
 }
@@ -177,98 +172,6 @@ std::vector<resolve::RootRequirement> constraints_for(const project::ProjectInpu
         if (entry.line.requirement) {
             out.push_back({*entry.line.requirement, entry.line.where.to_string()});
         }
-    }
-    return out;
-}
-
-bool is_archive_name(std::string_view name) {
-    for (std::string_view ext : {".tar.gz", ".tgz", ".zip", ".tar.bz2", ".tar.xz", ".tar"}) {
-        if (name.size() > ext.size() && util::iequals(name.substr(name.size() - ext.size()), ext))
-            return true;
-    }
-    return false;
-}
-
-lock::LockedSource direct_source(const std::string& url) {
-    lock::LockedSource source;
-    auto vcs = project::parse_vcs_url(url);
-    if (vcs && *vcs) {
-        source.kind = "vcs";
-        source.url = util::strip_credentials((*vcs)->vcs + "+" + (*vcs)->url);
-        source.commit = (*vcs)->revision;
-        source.subdirectory = (*vcs)->subdirectory;
-        return source;
-    }
-    std::string_view plain = url;
-    auto hash = plain.find('#');
-    if (hash != std::string_view::npos) {
-        auto fragment = plain.substr(hash + 1);
-        if (fragment.starts_with("sha256=")) source.sha256 = std::string(fragment.substr(7));
-        plain = plain.substr(0, hash);
-    }
-    const bool local = plain.starts_with("file:") || plain.starts_with("/");
-    source.kind = local && !is_archive_name(plain) ? "directory" : "url";
-    source.url = util::strip_credentials(plain);
-    return source;
-}
-
-// A "name @ https://…/x.whl" reference: a wheel like any other, only not from an index.
-std::optional<lock::LockedFile> direct_wheel(const std::string& url) {
-    if (auto vcs = project::parse_vcs_url(url); vcs && *vcs) return std::nullopt;
-    std::string_view plain = url;
-    std::string sha;
-    if (auto hash = plain.find('#'); hash != std::string_view::npos) {
-        auto fragment = plain.substr(hash + 1);
-        if (fragment.starts_with("sha256=")) sha = util::to_lower(fragment.substr(7));
-        plain = plain.substr(0, hash);
-    }
-    auto slash = plain.rfind('/');
-    std::string filename(slash == std::string_view::npos ? plain : plain.substr(slash + 1));
-    if (!filename.ends_with(".whl")) return std::nullopt;
-    return lock::LockedFile{filename, util::strip_credentials(plain), sha, std::nullopt};
-}
-
-// What looking into a source node found, on top of what its URL says.
-void complete_source(lock::LockedSource& source, const std::string& url,
-                     const InspectedSource& inspected, bool editable) {
-    if (source.kind == "vcs") {
-        auto git = build::GitUrl::parse(url);
-        if (git) {
-            source.url = util::strip_credentials("git+" + git->repository);
-            source.subdirectory = git->subdirectory;
-            source.revision =
-                build::is_full_commit_id(git->revision) ? std::string() : git->revision;
-        }
-        source.commit = inspected.commit;
-        return;
-    }
-    if (source.kind == "directory") {
-        source.editable = editable;
-        return;
-    }
-    if (source.sha256.empty()) source.sha256 = inspected.sha256;
-    if (!source.size && inspected.size != 0) source.size = inspected.size;
-}
-
-// The commits an earlier lock chose for git requirements (by vcs_pin_key), except for the
-// packages being upgraded.
-std::map<std::string, std::string> locked_commits(const lock::LockedTarget* previous,
-                                                  const LockRequest& request) {
-    std::map<std::string, std::string> out;
-    if (!previous || request.upgrade) return out;
-    for (const auto& package : previous->packages) {
-        if (!package.source || package.source->kind != "vcs") continue;
-        if (std::any_of(
-                request.upgrade_packages.begin(), request.upgrade_packages.end(),
-                [&](const std::string& n) { return pep::canonicalize_name(n) == package.name; })) {
-            continue;
-        }
-        const auto& s = *package.source;
-        if (!build::is_full_commit_id(s.commit)) continue;
-        auto git =
-            build::GitUrl::parse(s.url + (s.revision.empty() ? "" : "@" + s.revision) +
-                                 (s.subdirectory.empty() ? "" : "#subdirectory=" + s.subdirectory));
-        if (git) out[vcs_pin_key(*git)] = s.commit;
     }
     return out;
 }
@@ -406,7 +309,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
                                 editables.count(package.name) > 0);
             }
             // Sync clones an editable git requirement into <prefix>/src/<name>, as pip does.
-            if (lp.source->kind == "vcs" && editables.count(package.name) > 0) {
+            if (lp.source->kind == lock::SourceKind::vcs && editables.count(package.name) > 0) {
                 lp.source->editable = true;
             }
         } else if (auto chosen = source.chosen_file(package.name, package.version)) {
@@ -418,7 +321,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
                                             file.size};
             } else {
                 lock::LockedSource s;
-                s.kind = "sdist";
+                s.kind = lock::SourceKind::sdist;
                 s.url = util::strip_credentials(file.url);
                 s.sha256 = sha;
                 s.size = file.size;
@@ -532,7 +435,8 @@ std::string lock_input_hash(const project::ProjectInput& input, const std::strin
     for (const auto& target : targets)
         field("target", target);
     for (const auto& index : indexes)
-        field("index", index.name + " " + index.kind + " " + index.url);
+        field("index",
+              index.name + " " + std::string(lock::to_string(index.kind)) + " " + index.url);
     for (const auto& [name, specifier] : input.torch_packages)
         field("torch", name + specifier);
     return "sha256:" + hash.finish_hex();

@@ -197,7 +197,8 @@ std::vector<LockedArtifact> locked_artifacts(const lock::Lockfile& lock,
         for (const auto& p : target->packages) {
             if (p.wheel) {
                 add({p.name, p.version, p.wheel->filename, p.wheel->url, p.wheel->sha256});
-            } else if (p.source && p.source->kind == "sdist" && !p.source->sha256.empty()) {
+            } else if (p.source && p.source->kind == lock::SourceKind::sdist &&
+                       !p.source->sha256.empty()) {
                 add({p.name, p.version, index::url_filename(p.source->url), p.source->url,
                      p.source->sha256});
             }

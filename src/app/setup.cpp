@@ -5,10 +5,10 @@
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/app/torch_choice.hpp"
-#include "aitk/build/git_url.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/path.hpp"
 #include "aitk/fs/temp.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/python/interpreter_cache.hpp"
@@ -147,9 +147,9 @@ bool index_credentials(const IndexSettings& indexes) {
 // Why sync left a source node out, for the note that names it.
 std::string unbuildable_reason(const lock::LockedPackage& package, bool build_sources) {
     if (!build_sources) return " and needs a source build (--no-build is set)";
-    if (package.source && package.source->kind == "vcs" &&
+    if (package.source && package.source->kind == lock::SourceKind::vcs &&
         package.source->url.starts_with("git+") &&
-        !build::is_full_commit_id(package.source->commit)) {
+        !pep::is_full_commit_id(package.source->commit)) {
         // A lock made with --no-build keeps the revision as written: building "main" would
         // install whatever it names today, which the lock cannot reproduce.
         const auto& revision = package.source->commit;

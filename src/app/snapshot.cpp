@@ -159,14 +159,14 @@ void find_files(const std::vector<std::string>& lookups,
             const auto* sdist = file ? nullptr : matching_sdist(*page, name, *version);
             if (file || sdist) {
                 const auto* chosen = file ? file : sdist;
-                package.index = found.indexes.add(locked_index(page->index));
+                package.index = found.indexes.add(to_locked(page->index));
                 std::string sha = chosen->sha256() ? std::string(*chosen->sha256()) : "";
                 if (file) {
                     package.wheel = lock::LockedFile{
                         chosen->filename, util::strip_credentials(chosen->url), sha, chosen->size};
                 } else {
                     lock::LockedSource source;
-                    source.kind = "sdist";
+                    source.kind = lock::SourceKind::sdist;
                     source.url = util::strip_credentials(chosen->url);
                     source.sha256 = sha;
                     source.size = chosen->size;
@@ -373,7 +373,8 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
             unhashed.push_back({&package.wheel->sha256, &package.wheel->size, package.wheel->url,
                                 package.wheel->filename});
         } else if (package.source && package.source->sha256.empty() &&
-                   (package.source->kind == "url" || package.source->kind == "sdist")) {
+                   (package.source->kind == lock::SourceKind::url ||
+                    package.source->kind == lock::SourceKind::sdist)) {
             unhashed.push_back({&package.source->sha256, &package.source->size, package.source->url,
                                 index::url_filename(package.source->url)});
         } else if (package.wheel && !package.wheel->size) {

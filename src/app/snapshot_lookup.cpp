@@ -7,7 +7,6 @@
 #include "aitk/fs/hash.hpp"
 #include "aitk/index/url.hpp"
 #include "aitk/platform/tables.hpp"
-#include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 #include "hash_downloads.hpp"
@@ -19,14 +18,6 @@ namespace {
 namespace stdfs = std::filesystem;
 
 constexpr std::string_view pypi_simple = "https://pypi.org/simple";
-
-std::optional<index::IndexKind> index_kind(std::string_view kind) {
-    for (auto k : {index::IndexKind::simple, index::IndexKind::find_links,
-                   index::IndexKind::torch_backend}) {
-        if (index::to_string(k) == kind) return k;
-    }
-    return std::nullopt;
-}
 
 std::string torch_index_base(const SnapshotRequest& request) {
     if (request.indexes.torch_index_url) return *request.indexes.torch_index_url;
@@ -50,11 +41,6 @@ bool same_wheel(const pep::WheelFilename& parsed, const std::string& name,
 
 }  // namespace
 
-lock::LockedIndex locked_index(const index::IndexLocation& location) {
-    return {location.name, util::strip_credentials(location.url),
-            std::string(index::to_string(location.kind))};
-}
-
 // The indexes to look files up on: the options given, else the prefix lock's, else PyPI.
 // `torch_backend` is empty when torch carries no backend label (its wheels are then PyPI's).
 index::IndexRouting snapshot_routing(const SnapshotRequest& request,
@@ -63,30 +49,16 @@ index::IndexRouting snapshot_routing(const SnapshotRequest& request,
     const auto& given = request.indexes;
     const bool options_given =
         given.index_url || !given.extra_index_urls.empty() || !given.find_links.empty();
+    const std::string torch_base = torch_index_base(request);
     if (!options_given && prefix_lock && !prefix_lock->indexes.empty()) {
-        index::IndexRouting routing;
-        for (const auto& entry : prefix_lock->indexes) {
-            auto kind = index_kind(entry.kind);
-            if (!kind) continue;
-            index::IndexLocation location{entry.name, entry.url, *kind};
-            if (*kind == index::IndexKind::torch_backend) {
-                if (!torch_backend.empty() && entry.name == "torch " + torch_backend) {
-                    routing.torch_backend_index = location;
-                }
-            } else {
-                routing.indexes.push_back(location);
-            }
-        }
+        auto routing = routing_from_lock(prefix_lock->indexes, torch_backend);
         if (!routing.torch_backend_index && !torch_backend.empty()) {
-            auto backend = index::IndexRouting::from_options("", {}, {}, torch_index_base(request),
-                                                             torch_backend);
-            routing.torch_backend_index = backend.torch_backend_index;
+            routing.torch_backend_index =
+                routing_from_settings({}, torch_backend, {"", torch_base}).torch_backend_index;
         }
         return routing;
     }
-    return index::IndexRouting::from_options(given.index_url.value_or(std::string(pypi_simple)),
-                                             given.extra_index_urls, given.find_links,
-                                             torch_index_base(request), torch_backend);
+    return routing_from_settings(given, torch_backend, {pypi_simple, torch_base});
 }
 
 // The index file that is exactly the installed wheel: same name, version, build and tags.

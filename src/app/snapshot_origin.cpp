@@ -4,9 +4,9 @@
 #include <set>
 
 #include "aitk/app/snapshot.hpp"
-#include "aitk/build/git_url.hpp"
 #include "aitk/index/url.hpp"
 #include "aitk/install/direct_url.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/project/target.hpp"
@@ -46,15 +46,15 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
     lock::LockedSource source;
     source.subdirectory = direct.subdirectory;
     if (const auto* vcs = std::get_if<install::DirectUrl::Vcs>(&direct.info)) {
-        source.kind = "vcs";
+        source.kind = lock::SourceKind::vcs;
         source.url = util::strip_credentials(vcs->vcs + "+" + direct.url);
         source.commit = vcs->commit_id;
         const auto revision = vcs->requested_revision.value_or("");
-        if (!build::is_full_commit_id(revision)) source.revision = revision;
+        if (!pep::is_full_commit_id(revision)) source.revision = revision;
         return DirectReference(source);
     }
     if (const auto* dir = std::get_if<install::DirectUrl::Directory>(&direct.info)) {
-        source.kind = "directory";
+        source.kind = lock::SourceKind::directory;
         source.url = util::strip_credentials(direct.url);
         source.editable = dir->editable;
         return DirectReference(source);
@@ -65,7 +65,7 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
         return DirectReference(
             lock::LockedFile{filename, util::strip_credentials(direct.url), sha, std::nullopt});
     }
-    source.kind = "url";
+    source.kind = lock::SourceKind::url;
     source.url = util::strip_credentials(direct.url);
     source.sha256 = sha;
     return DirectReference(source);

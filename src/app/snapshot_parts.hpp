@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "aitk/app/index_routing.hpp"
 #include "aitk/app/snapshot.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/index/client.hpp"
@@ -49,7 +50,6 @@ std::set<std::string> kept_names(const std::map<std::string, Dist>& dists, bool 
 
 // --- files (snapshot_lookup.cpp) ---
 
-lock::LockedIndex locked_index(const index::IndexLocation& location);
 // The indexes to look files up on: the options given, else the prefix lock's, else PyPI.
 // `torch_backend` is empty when torch carries no backend label (its wheels are then PyPI's).
 index::IndexRouting snapshot_routing(const SnapshotRequest& request,

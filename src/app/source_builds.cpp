@@ -12,6 +12,7 @@
 #include "aitk/build/wheel_cache.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/install/direct_url.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/wheel_filename.hpp"
 #include "aitk/util/error.hpp"
@@ -24,9 +25,10 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
+// The URL without its fragment (pep::split_fragment) and its query.
 std::string without_fragment(std::string_view url) {
-    auto cut = url.find_first_of("#?");
-    return std::string(cut == std::string_view::npos ? url : url.substr(0, cut));
+    const std::string_view plain = pep::split_fragment(url).url;
+    return std::string(plain.substr(0, plain.find('?')));
 }
 
 std::string last_segment(std::string_view url) {
@@ -35,10 +37,10 @@ std::string last_segment(std::string_view url) {
     return slash == std::string::npos ? plain : plain.substr(slash + 1);
 }
 
-build::GitUrl git_url_of(const lock::LockedSource& source) {
+pep::VcsUrl git_url_of(const lock::LockedSource& source) {
     std::string text = source.url;
     if (!source.subdirectory.empty()) text += "#subdirectory=" + source.subdirectory;
-    auto parsed = build::GitUrl::parse(text);
+    auto parsed = build::parse_git_url(text);
     if (!parsed) {
         throw util::Error(util::ExitCode::failure,
                           "the lock's VCS source " + util::redact_url(source.url) +
@@ -95,9 +97,9 @@ pep::WheelFilename checked_wheel(const lock::LockedPackage& package, const stdfs
 // cache's mirror (no second download); an existing clone is left alone when it is at the commit
 // (so a re-sync keeps the user's edits), moved when clean, and refused when it has changes.
 stdfs::path editable_vcs_checkout(build::GitCache& git_cache, const build::GitRunner& git,
-                                  const build::GitUrl& url, const std::string& commit,
+                                  const pep::VcsUrl& url, const std::string& commit,
                                   const stdfs::path& dest, const std::string& label) {
-    build::GitUrl pinned = url;
+    pep::VcsUrl pinned = url;
     pinned.revision = commit;
     git_cache.resolve(pinned);  // the commit is in the mirror from here on
     const std::string mirror = util::utf8_of(git_cache.mirror_dir(url.repository));
@@ -217,8 +219,9 @@ FetchedArchive fetch_source_archive(cache::Cache& cache, net::Downloader& downlo
 std::string source_identity(const lock::LockedPackage& package) {
     if (!package.source) return {};
     const auto& source = *package.source;
-    if (source.kind == "vcs") return build::git_source_id(git_url_of(source), source.commit);
-    if (source.kind == "directory") {
+    if (source.kind == lock::SourceKind::vcs)
+        return build::git_source_id(git_url_of(source), source.commit);
+    if (source.kind == lock::SourceKind::directory) {
         auto path = local_path_of(source.url);
         return "dir:" + (path ? path->generic_string() : source.url);
     }
@@ -236,45 +239,27 @@ std::optional<std::string> direct_url_json(const lock::LockedPackage& package,
     const auto& source = *package.source;
     install::DirectUrl direct;
     direct.subdirectory = source.subdirectory;
-    if (source.kind == "vcs" && source.editable) {
+    if (source.kind == lock::SourceKind::vcs && source.editable) {
         // pip records the clone it made in <prefix>/src, not the repository: the installed
         // package is that folder, edits and all.
         direct.url = "file://" + util::generic_utf8_of(editable_vcs_dir(package, prefix));
         direct.info = install::DirectUrl::Directory{true};
-    } else if (source.kind == "vcs") {
+    } else if (source.kind == lock::SourceKind::vcs) {
         direct.url = util::strip_credentials(git_url_of(source).repository);
         // The revision the user asked for: a branch or tag, or the commit itself.
         direct.info = install::DirectUrl::Vcs{
             "git", source.commit, source.revision.empty() ? source.commit : source.revision};
-    } else if (source.kind == "directory") {
+    } else if (source.kind == lock::SourceKind::directory) {
         auto path = local_path_of(source.url);
         direct.url = path ? "file://" + path->generic_string() : source.url;
         direct.info = install::DirectUrl::Directory{source.editable};
-    } else if (source.kind == "sdist" && !package.index.empty()) {
+    } else if (source.kind == lock::SourceKind::sdist && !package.index.empty()) {
         return std::nullopt;  // from an index: a name and version, not a URL
     } else {
         direct.url = util::strip_credentials(without_fragment(source.url));
         direct.info = install::DirectUrl::Archive{source.sha256};
     }
     return install::write_direct_url(direct);
-}
-
-index::IndexRouting routing_from_lock(const lock::Lockfile& lock,
-                                      const lock::LockedTarget& target) {
-    index::IndexRouting routing;
-    for (const auto& entry : lock.indexes) {
-        if (entry.kind == "torch-backend") {
-            if (entry.name == "torch " + target.backend) {
-                routing.torch_backend_index =
-                    index::IndexLocation{entry.name, entry.url, index::IndexKind::torch_backend};
-            }
-            continue;
-        }
-        auto kind =
-            entry.kind == "find-links" ? index::IndexKind::find_links : index::IndexKind::simple;
-        routing.indexes.push_back({entry.name, entry.url, kind});
-    }
-    return routing;
 }
 
 std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request) {
@@ -311,8 +296,8 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
         BuiltSource built;
         built.name = package->name;
         built.direct_url = direct_url_json(*package, request.prefix);
-        const bool editable_vcs = source.kind == "vcs" && source.editable;
-        const bool needs_output = source.kind == "directory" || editable_vcs;
+        const bool editable_vcs = source.kind == lock::SourceKind::vcs && source.editable;
+        const bool needs_output = source.kind == lock::SourceKind::directory || editable_vcs;
         if (needs_output && request.output_dir.empty()) {
             throw util::Error(
                 util::ExitCode::failure,
@@ -321,7 +306,7 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
         }
 
         build::BuiltWheel wheel;
-        if (source.kind == "vcs") {
+        if (source.kind == lock::SourceKind::vcs) {
             if (!git) {
                 build::GitOptions git_options = request.git;
                 if (!git_options.environment && request.environment) {
@@ -331,7 +316,7 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
             }
             auto url = git_url_of(source);
             std::string commit = source.commit;
-            if (!build::is_full_commit_id(commit)) {
+            if (!pep::is_full_commit_id(commit)) {
                 // A lock made without looking into sources holds the revision as written.
                 url.revision = commit;
                 commit = git->resolve(url);
@@ -357,7 +342,7 @@ std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request
                 wheel = build::build_wheel(build::BuildSource::git(*git, url, commit), provider(),
                                            request.interpreter, options);
             }
-        } else if (source.kind == "directory") {
+        } else if (source.kind == lock::SourceKind::directory) {
             auto path = local_path_of(source.url);
             if (!path) {
                 throw util::Error(

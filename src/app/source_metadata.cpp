@@ -171,7 +171,7 @@ const python::Interpreter& HostSourceInspector::interpreter() {
     return state_->host_interpreter();
 }
 
-InspectedSource HostSourceInspector::vcs(const std::string& name, const build::GitUrl& url,
+InspectedSource HostSourceInspector::vcs(const std::string& name, const pep::VcsUrl& url,
                                          const std::string& locked_commit) {
     (void)name;
     const std::string memo = "vcs\n" + vcs_pin_key(url) + "\n" + locked_commit;
@@ -179,7 +179,7 @@ InspectedSource HostSourceInspector::vcs(const std::string& name, const build::G
     std::string commit;
     if (!locked_commit.empty()) {
         commit = util::to_lower(locked_commit);
-    } else if (build::is_full_commit_id(url.revision)) {
+    } else if (pep::is_full_commit_id(url.revision)) {
         commit = util::to_lower(url.revision);
     } else {
         if (state_->settings.network.offline) {

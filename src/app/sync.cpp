@@ -10,9 +10,9 @@
 #include <utility>
 
 #include "aitk/app/bytecode.hpp"
+#include "aitk/app/index_routing.hpp"
 #include "aitk/app/prefix.hpp"
 #include "aitk/app/source_builds.hpp"
-#include "aitk/build/git_url.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/cache/maintenance.hpp"
 #include "aitk/fs/file.hpp"
@@ -22,6 +22,7 @@
 #include "aitk/install/plan.hpp"
 #include "aitk/install/transaction.hpp"
 #include "aitk/net/downloader.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
@@ -50,9 +51,9 @@ std::string direct_url_json(const lock::LockedFile& wheel) {
 // may hold a branch name), an sdist/archive URL, a local folder.
 bool buildable(const lock::LockedPackage& package) {
     if (!package.source) return false;
-    if (package.source->kind == "vcs") {
+    if (package.source->kind == lock::SourceKind::vcs) {
         return package.source->url.starts_with("git+") &&
-               build::is_full_commit_id(package.source->commit);
+               pep::is_full_commit_id(package.source->commit);
     }
     return !source_identity(package).empty();
 }
@@ -113,7 +114,8 @@ std::string SyncPlan::describe() const {
     for (const auto& d : remove)
         out += "remove     " + d.name + " " + d.version + "\n";
     for (const auto& p : unbuildable) {
-        out += "skip       " + p.name + " (" + (p.source ? p.source->kind : "source") +
+        out += "skip       " + p.name + " (" +
+               (p.source ? std::string(lock::to_string(p.source->kind)) : "source") +
                ": needs a source build)\n";
     }
     out += std::to_string(keep.size()) + " unchanged\n";

@@ -156,11 +156,11 @@ std::optional<std::string> GitCache::rev_parse(const Mirror& mirror,
         git.run({"rev-parse", "--verify", "--quiet", expression + "^{commit}"}, mirror.dir);
     if (!result.succeeded()) return std::nullopt;
     std::string commit(util::trim(result.out));
-    if (!is_full_commit_id(commit)) return std::nullopt;
+    if (!pep::is_full_commit_id(commit)) return std::nullopt;
     return commit;
 }
 
-std::string GitCache::resolve(const GitUrl& url) {
+std::string GitCache::resolve(const pep::VcsUrl& url) {
     const std::string& revision = url.revision;
     auto in_use = cache_.hold();
     auto lock = fs::FileLock::acquire(root() / "locks" / (repository_key(url.repository) + ".lock"),
@@ -168,7 +168,7 @@ std::string GitCache::resolve(const GitUrl& url) {
     Mirror mirror = open_mirror(url.repository);
     const std::string shown = util::redact_url(url.repository);
 
-    if (is_full_commit_id(revision)) {
+    if (pep::is_full_commit_id(revision)) {
         const std::string commit = util::to_lower(revision);
         if (auto known = rev_parse(mirror, commit)) return *known;
         fetch(mirror, all_refs());
@@ -205,8 +205,8 @@ std::string GitCache::resolve(const GitUrl& url) {
         "check the name after '@' (git ls-remote " + shown + " lists branches and tags)");
 }
 
-GitCheckout GitCache::checkout(const GitUrl& url, std::string_view commit_id) {
-    if (!is_full_commit_id(commit_id)) {
+GitCheckout GitCache::checkout(const pep::VcsUrl& url, std::string_view commit_id) {
+    if (!pep::is_full_commit_id(commit_id)) {
         throw util::Error(util::ExitCode::failure,
                           "'" + std::string(commit_id) + "' is not a full commit id",
                           "resolve the revision to a commit first");
@@ -231,7 +231,7 @@ GitCheckout GitCache::checkout(const GitUrl& url, std::string_view commit_id) {
     if (is_dir(dir)) return result();
     Mirror mirror = open_mirror(url.repository);
     if (!rev_parse(mirror, commit)) {
-        GitUrl pinned = url;
+        pep::VcsUrl pinned = url;
         pinned.revision = commit;
         lock.release();  // resolve() takes it again
         resolve(pinned);

@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "aitk/archive/member_path.hpp"
-#include "aitk/util/hex.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -39,73 +38,46 @@ std::optional<std::string> revision_problem(std::string_view revision) {
 
 }  // namespace
 
-util::Expected<GitUrl, std::string> GitUrl::parse(std::string_view url) {
+util::Expected<pep::VcsUrl, std::string> parse_git_url(std::string_view url) {
     std::string_view text = util::trim(url);
     if (!util::istarts_with(text, "git+"))
         return Err("'" + util::redact_url(text) + "' is not a git+ URL");
-    text.remove_prefix(4);
     std::size_t scheme_end = text.find("://");
     if (scheme_end == std::string_view::npos) {
         return Err("'" + util::redact_url(url) +
                    "' has no scheme after 'git+' (write git+https://...)");
     }
-    std::string scheme = util::to_lower(text.substr(0, scheme_end));
+    std::string scheme = util::to_lower(text.substr(4, scheme_end - 4));
     if (scheme != "https" && scheme != "http" && scheme != "ssh" && scheme != "git" &&
         scheme != "file") {
         return Err("git+" + scheme +
                    " URLs are not supported (use git+https, git+ssh or git+file)");
     }
-
-    GitUrl out;
-    std::string_view rest = text;
-    std::string_view fragment;
-    if (std::size_t hash = rest.find('#'); hash != std::string_view::npos) {
-        fragment = rest.substr(hash + 1);
-        rest = rest.substr(0, hash);
-    }
-    // The revision is an '@' in the path, not one in the authority (user@host).
-    std::size_t authority_start = scheme_end + 3;
-    std::size_t path_start = rest.find('/', authority_start);
-    if (scheme != "file" &&
-        (path_start == std::string_view::npos || path_start == authority_start)) {
+    auto parts = pep::split_vcs_url(text);
+    if (!parts) return Err("'" + util::redact_url(url) + "' is not a git+ URL");
+    if (scheme != "file" && (parts->netloc.empty() || parts->path.empty())) {
         return Err("'" + util::redact_url(url) + "' names no host");
     }
-    if (path_start == std::string_view::npos) path_start = rest.size();
-    std::size_t at = rest.find('@', path_start);
-    if (at != std::string_view::npos) {
-        std::string_view revision = rest.substr(at + 1);
-        if (auto problem = revision_problem(revision)) return Err(*problem);
-        out.revision = std::string(revision);
-        rest = rest.substr(0, at);
+    pep::VcsUrl out;
+    out.vcs = "git";
+    if (parts->revision) {
+        if (auto problem = revision_problem(*parts->revision)) return Err(*problem);
+        out.revision = std::string(*parts->revision);
     }
-    std::string_view path = rest.substr(path_start);
-    if (path.empty() || path == "/")
+    if (parts->path.empty() || parts->path == "/")
         return Err("'" + util::redact_url(url) + "' names no repository path");
-    out.repository = std::string(rest);
-
-    for (std::string_view part : util::split(fragment, '&')) {
-        if (part.empty()) continue;
-        std::size_t eq = part.find('=');
-        std::string_view key = part.substr(0, eq);
-        std::string_view value =
-            eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1);
-        if (key != "subdirectory") continue;  // egg=, sha256=, ... are for other readers
-        auto normalised = archive::normalize_member_path(value);
+    out.repository = scheme + "://" + std::string(parts->netloc) + std::string(parts->path) +
+                     std::string(parts->query);
+    if (auto value = parts->fragment.subdirectory()) {  // egg=, sha256=, ... are for other readers
+        auto normalised = archive::normalize_member_path(*value);
         if (!normalised || normalised->empty()) {
-            return Err("#subdirectory=" + std::string(value) +
+            return Err("#subdirectory=" + std::string(*value) +
                        " is not a folder inside the repository" +
                        (normalised ? std::string() : ": " + normalised.error()));
         }
         out.subdirectory = std::move(*normalised);
     }
     return out;
-}
-
-std::string GitUrl::to_string() const {
-    std::string text = "git+" + repository;
-    if (!revision.empty()) text += "@" + revision;
-    if (!subdirectory.empty()) text += "#subdirectory=" + subdirectory;
-    return text;
 }
 
 std::string canonical_repository(std::string_view repository) {
@@ -127,15 +99,7 @@ std::string canonical_repository(std::string_view repository) {
     return url;
 }
 
-bool is_full_commit_id(std::string_view revision) noexcept {
-    if (revision.size() != 40 && revision.size() != 64) return false;
-    for (char c : revision) {
-        if (!util::is_hex_digit(c)) return false;
-    }
-    return true;
-}
-
-std::string git_source_id(const GitUrl& url, std::string_view commit) {
+std::string git_source_id(const pep::VcsUrl& url, std::string_view commit) {
     std::string id = "git+" + canonical_repository(url.repository) + "@" + util::to_lower(commit);
     if (!url.subdirectory.empty()) id += "#subdirectory=" + url.subdirectory;
     return id;

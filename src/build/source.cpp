@@ -26,13 +26,13 @@ BuildSource BuildSource::sdist(stdfs::path archive, std::string sha256) {
     return source;
 }
 
-BuildSource BuildSource::git(GitCache& git, GitUrl url, std::string commit) {
+BuildSource BuildSource::git(GitCache& git, pep::VcsUrl url, std::string commit) {
     BuildSource source;
     source.kind_ = Kind::git;
     source.git_ = &git;
     source.commit_ = util::to_lower(commit);
     source.id_ = git_source_id(url, source.commit_);
-    GitUrl shown = url;
+    pep::VcsUrl shown = url;
     shown.repository = util::redact_url(url.repository);
     shown.revision = source.commit_;
     source.label_ = shown.to_string();

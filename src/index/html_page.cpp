@@ -4,6 +4,7 @@
 #include "aitk/index/html.hpp"
 #include "aitk/index/simple_page.hpp"
 #include "aitk/index/url.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::index {
@@ -92,7 +93,7 @@ PageResult parse_html_page(std::string_view html, std::string_view page_url,
         const std::string resolved = resolve_url(base, href->value);
         const UrlParts parts = split_url(resolved);
         DistributionFile draft;
-        draft.url = std::string(without_fragment(resolved));
+        draft.url = std::string(pep::split_fragment(resolved).url);
         draft.filename = url_filename(draft.url);
         if (!is_valid_utf8(draft.url)) {
             page.skipped.push_back(

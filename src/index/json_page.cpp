@@ -5,6 +5,7 @@
 
 #include "aitk/index/simple_page.hpp"
 #include "aitk/index/url.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::index {
@@ -91,7 +92,7 @@ std::string read_file(const json& entry, std::size_t index, std::string_view pag
     if (url == entry.end()) return "files[" + std::to_string(index) + "] has no url";
     if (!url->is_string()) return field_error(index, "url", "a string", *url);
     const std::string resolved = resolve_url(page_url, url->get_ref<const std::string&>());
-    draft.url = std::string(without_fragment(resolved));
+    draft.url = std::string(pep::split_fragment(resolved).url);
     if (auto problem = link_scheme_problem(page_url, draft.url); !problem.empty()) return problem;
 
     if (const auto hashes = entry.find("hashes"); hashes != entry.end()) {

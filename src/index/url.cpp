@@ -216,10 +216,6 @@ bool is_valid_utf8(std::string_view text) noexcept {
     return true;
 }
 
-std::string_view without_fragment(std::string_view url) noexcept {
-    return url.substr(0, url.find('#'));
-}
-
 std::string url_filename(std::string_view url) {
     const UrlParts parts = split_url(url);
     const auto slash = parts.path.rfind('/');

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "aitk/lock/exporters.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/util/major_minor.hpp"
 #include "lock_text.hpp"
 
@@ -62,7 +63,8 @@ std::string inline_table(const std::vector<std::pair<std::string, std::string>>&
 }
 
 std::string file_url(std::string_view url) {
-    return std::string(detail::without_fragment(detail::storable_url(url)));
+    const std::string stored = detail::storable_url(url);
+    return std::string(pep::split_fragment(stored).url);
 }
 
 std::string hashes(const std::string& sha256) {
@@ -95,8 +97,9 @@ std::string local_path(std::string_view url) {
 std::string package_entry(const Lockfile& lock, const LockedTarget& target,
                           const LockedPackage& package, std::vector<std::string>& left_out) {
     const LockedSource* source = package.source ? &*package.source : nullptr;
-    const bool source_tree = !package.wheel && source != nullptr &&
-                             (source->kind == "vcs" || source->kind == "directory");
+    const bool source_tree =
+        !package.wheel && source != nullptr &&
+        (source->kind == SourceKind::vcs || source->kind == SourceKind::directory);
     std::string out = "[[packages]]\nname = " + toml_string(package.name) + "\n";
     // A source tree's version is whatever its checkout builds, so PEP 751 leaves it out.
     if (!package.version.empty() && !source_tree) {
@@ -114,7 +117,7 @@ std::string package_entry(const Lockfile& lock, const LockedTarget& target,
         out += "]\n";
     }
     const LockedIndex* index = find_index(lock, package.index);
-    const bool from_index = index != nullptr && index->kind != "find-links";
+    const bool from_index = index != nullptr && index->kind != IndexKind::find_links;
     if (package.wheel) {
         if (from_index) out += "index = " + toml_string(detail::storable_url(index->url)) + "\n";
         auto fields = file_fields(package.wheel->url, package.wheel->size, package.wheel->sha256);
@@ -126,7 +129,7 @@ std::string package_entry(const Lockfile& lock, const LockedTarget& target,
         left_out.push_back(package.name + " (no file)");
         return {};
     }
-    if (source->kind == "vcs") {
+    if (source->kind == SourceKind::vcs) {
         if (source->commit.empty()) {
             left_out.push_back(package.name + " (no commit)");
             return {};
@@ -151,7 +154,7 @@ std::string package_entry(const Lockfile& lock, const LockedTarget& target,
         out += "vcs = " + inline_table(fields) + "\n";
         return out;
     }
-    if (source->kind == "directory") {
+    if (source->kind == SourceKind::directory) {
         std::vector<std::pair<std::string, std::string>> fields = {
             {"path", toml_string(local_path(source->url))}};
         fields.emplace_back("editable", source->editable ? "true" : "false");
@@ -166,7 +169,7 @@ std::string package_entry(const Lockfile& lock, const LockedTarget& target,
         return {};
     }
     auto fields = file_fields(source->url, source->size, source->sha256);
-    if (source->kind == "sdist" && from_index && source->subdirectory.empty()) {
+    if (source->kind == SourceKind::sdist && from_index && source->subdirectory.empty()) {
         out += "index = " + toml_string(detail::storable_url(index->url)) + "\n";
         out += "sdist = " + inline_table(fields) + "\n";
         return out;

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "aitk/lock/exporters.hpp"
+#include "aitk/pep/direct_reference.hpp"
 
 namespace aitk::lock {
 namespace {
@@ -11,11 +12,10 @@ std::string with_hash_option(const std::string& requirement) {
     if (requirement.starts_with("-") || requirement.find(" @ ") == std::string::npos) {
         return requirement;
     }
-    const auto fragment = requirement.find("#sha256=");
-    if (fragment == std::string::npos) return requirement;
-    const auto start = fragment + 8;
-    const auto end = requirement.find('&', start);
-    return requirement + " --hash=sha256:" + requirement.substr(start, end - start);
+    const auto url = std::string_view(requirement).substr(requirement.find(" @ ") + 3);
+    const auto sha256 = pep::split_fragment(url).sha256();
+    if (!sha256) return requirement;
+    return requirement + " --hash=sha256:" + std::string(*sha256);
 }
 
 }  // namespace

@@ -24,10 +24,6 @@ std::string storable_url(std::string_view url) {
     return out;
 }
 
-std::string_view without_fragment(std::string_view url) noexcept {
-    return url.substr(0, url.find('#'));
-}
-
 bool reserved_variable(std::string_view name) noexcept {
     return util::iequals(name, "PATH");
 }

@@ -13,9 +13,6 @@ namespace aitk::lock::detail {
 // password part goes like every other credential.
 std::string storable_url(std::string_view url);
 
-// `url` without its fragment ("#sha256=...", "#egg=...").
-std::string_view without_fragment(std::string_view url) noexcept;
-
 // Variables that conda reserves (`PATH`, in any case): never written, refused when read.
 bool reserved_variable(std::string_view name) noexcept;
 

@@ -260,15 +260,17 @@ std::vector<LockedIndex> read_indexes(const Reader& reader, const Fields& ext) {
     for (std::size_t i = 0; i < list->items.size(); ++i) {
         const Fields f(reader, list->items[i], item_path(path, i));
         f.check({"name", "url", "kind"});
-        LockedIndex index{f.non_empty("name"), f.non_empty("url"), f.non_empty("kind")};
+        LockedIndex index{f.non_empty("name"), f.non_empty("url")};
+        const std::string kind = f.non_empty("kind");
         if (!names.insert(index.name).second) {
             reader.fail(f.required("name"), "duplicate index " + quoted(index.name));
         }
-        if (index.kind != "simple" && index.kind != "find-links" && index.kind != "torch-backend") {
+        if (auto known = parse_index_kind(kind)) {
+            index.kind = *known;
+        } else {
             reader.fail(f.required("kind"),
                         quoted(f.path("kind")) +
-                            " must be simple, find-links or torch-backend, got " +
-                            quoted(index.kind));
+                            " must be simple, find-links or torch-backend, got " + quoted(kind));
         }
         out.push_back(std::move(index));
     }
@@ -291,12 +293,13 @@ LockedSource read_source(const Reader& reader, const YamlNode& node, const std::
     const Fields f(reader, node, path);
     f.check({"kind", "url", "commit", "sha256", "size", "subdirectory", "revision", "editable"});
     LockedSource source;
-    source.kind = f.non_empty("kind");
-    if (source.kind != "vcs" && source.kind != "sdist" && source.kind != "url" &&
-        source.kind != "directory") {
-        reader.fail(f.required("kind"), quoted(f.path("kind")) +
-                                            " must be vcs, sdist, url or directory, got " +
-                                            quoted(source.kind));
+    const std::string kind = f.non_empty("kind");
+    if (auto known = parse_source_kind(kind)) {
+        source.kind = *known;
+    } else {
+        reader.fail(
+            f.required("kind"),
+            quoted(f.path("kind")) + " must be vcs, sdist, url or directory, got " + quoted(kind));
     }
     source.url = f.non_empty("url");
     source.commit = f.optional_string("commit");

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "aitk/lock/lockfile.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "lock_text.hpp"
 
 namespace aitk::lock {
@@ -18,7 +19,7 @@ const LockedIndex* find_index(const Lockfile& lock, std::string_view name) {
 // Pip looks a name up on the indexes of the file, so a package pinned by version must come from
 // one of them; a find-links file or a direct reference is named by its URL instead.
 bool pinned_by_index(const LockedIndex* index, const std::string& version) {
-    return index != nullptr && index->kind != "find-links" && !version.empty();
+    return index != nullptr && index->kind != IndexKind::find_links && !version.empty();
 }
 
 // With activated extras, the package is pinned twice: plain and with its extras. pip 23 reads
@@ -40,9 +41,9 @@ void add_by_version(std::vector<std::string>& lines, const LockedPackage& packag
 
 std::string by_url(const LockedPackage& package, std::string_view url, const std::string& sha256,
                    const std::string& subdirectory = {}) {
-    std::string line = package.name + " @ " +
-                       std::string(detail::without_fragment(detail::storable_url(url))) +
-                       "#sha256=" + sha256;
+    const std::string stored = detail::storable_url(url);
+    std::string line =
+        package.name + " @ " + std::string(pep::split_fragment(stored).url) + "#sha256=" + sha256;
     if (!subdirectory.empty()) line += "&subdirectory=" + subdirectory;
     return line;
 }
@@ -76,7 +77,8 @@ PipSection pip_section(const Lockfile& lock, const LockedTarget& target) {
             continue;
         }
         const bool archive = package->source &&
-                             (package->source->kind == "sdist" || package->source->kind == "url") &&
+                             (package->source->kind == SourceKind::sdist ||
+                              package->source->kind == SourceKind::url) &&
                              !package->source->sha256.empty();
         if (!archive) {
             // A VCS checkout or a local folder has no hash pip could check.
@@ -84,7 +86,7 @@ PipSection pip_section(const Lockfile& lock, const LockedTarget& target) {
             continue;
         }
         const LockedSource& source = *package->source;
-        if (source.kind == "sdist" && source.subdirectory.empty() &&
+        if (source.kind == SourceKind::sdist && source.subdirectory.empty() &&
             pinned_by_index(index, package->version)) {
             add_by_version(requirements, *package, source.sha256);
             use(index);

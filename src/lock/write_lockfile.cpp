@@ -8,24 +8,6 @@
 
 namespace aitk::lock {
 
-const LockedPackage* LockedTarget::find(std::string_view name) const {
-    for (const auto& package : packages) {
-        if (package.name == name) return &package;
-    }
-    return nullptr;
-}
-
-const LockedTarget* Lockfile::find_target(std::string_view id) const {
-    for (const auto& target : targets) {
-        if (target.id == id) return &target;
-    }
-    return nullptr;
-}
-
-std::string default_lockfile_path(std::string_view manifest_name) {
-    return "lockfiles/" + std::string(manifest_name) + ".lock.yml";
-}
-
 namespace {
 
 // Block-style YAML, one line at a time. `item()` makes the next field the first of a sequence
@@ -128,7 +110,7 @@ void write_file(YamlOut& out, int indent, const LockedFile& file) {
 
 void write_source(YamlOut& out, int indent, const LockedSource& source) {
     out.header(indent, "source");
-    out.field(indent + 2, "kind", source.kind);
+    out.field(indent + 2, "kind", to_string(source.kind));
     out.field(indent + 2, "url", detail::storable_url(source.url));
     if (!source.commit.empty()) out.field(indent + 2, "commit", source.commit);
     if (!source.sha256.empty()) out.field(indent + 2, "sha256", source.sha256);
@@ -234,7 +216,7 @@ std::string write_lockfile(const Lockfile& lock) {
             out.item();
             out.field(6, "name", index.name);
             out.field(6, "url", detail::storable_url(index.url));
-            out.field(6, "kind", index.kind);
+            out.field(6, "kind", to_string(index.kind));
         }
     }
     if (targets.empty()) {

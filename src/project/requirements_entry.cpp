@@ -1,9 +1,9 @@
 #include "requirements_entry.hpp"
-#include "url_fragment.hpp"
 
 #include <array>
 #include <system_error>
 
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/marker.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/sdist_filename.hpp"
@@ -171,7 +171,7 @@ util::Expected<std::optional<pep::Marker>, LineError> parse_marker(std::string_v
 Entry url_entry(std::string_view url, std::size_t url_offset, std::optional<pep::Marker> marker) {
     RequirementLine line;
     line.url = std::string(url);
-    auto vcs = parse_vcs_url(url);
+    auto vcs = pep::parse_vcs_url(url);
     if (!vcs) return util::Unexpected(LineError{url_offset, vcs.error(), ""});
     if (*vcs) line.vcs = std::move(**vcs);
     std::string name;
@@ -182,7 +182,7 @@ Entry url_entry(std::string_view url, std::size_t url_offset, std::optional<pep:
         auto from_file = name_from_filename(filename, url_offset);
         if (!from_file) return util::Unexpected(std::move(from_file.error()));
         name = std::move(*from_file);
-    } else if (auto egg = fragment_value(url.substr(std::min(url.find('#'), url.size())), "egg")) {
+    } else if (auto egg = pep::split_fragment(url).egg()) {
         // "#egg=name[extra]" names the project and may add extras.
         auto parsed = pep::Requirement::parse(*egg);
         if (!parsed || !parsed->specifier().empty() || parsed->url() || parsed->marker()) {
@@ -245,7 +245,7 @@ bool is_pip_url(std::string_view text) {
     std::string scheme = scheme_of(text);
     if (scheme.empty()) return false;
     if (scheme == "http" || scheme == "https" || scheme == "file" || scheme == "ftp") return true;
-    auto vcs = parse_vcs_url(text);
+    auto vcs = pep::parse_vcs_url(text);
     return is_vcs_scheme(scheme) && (!vcs || vcs->has_value());
 }
 
@@ -355,7 +355,7 @@ Entry parse_requirement_entry(std::string_view text, const std::filesystem::path
     if (parsed->url()) {
         line.url = *parsed->url();
         std::size_t url_offset = text.find(line.url);
-        auto vcs = parse_vcs_url(line.url);
+        auto vcs = pep::parse_vcs_url(line.url);
         if (!vcs) {
             return util::Unexpected(
                 LineError{url_offset == std::string_view::npos ? 0 : url_offset, vcs.error(), ""});

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/project/requirements_file.hpp"
 #include "aitk/util/hex.hpp"
@@ -271,10 +272,7 @@ class Parser {
     std::optional<InputProblem> add_url_hash(RequirementLine& entry, const LogicalLine& line,
                                              const RequirementsSource& source, std::size_t start) {
         if (entry.url.empty() || entry.vcs) return std::nullopt;
-        std::size_t hash = entry.url.find('#');
-        if (hash == std::string::npos) return std::nullopt;
-        std::string_view fragment = std::string_view(entry.url).substr(hash + 1);
-        for (std::string_view part : util::split(fragment, '&')) {
+        for (std::string_view part : pep::split_fragment(entry.url).items()) {
             for (const auto& h : strong_hashes) {
                 if (part.size() > h.name.size() && part.substr(0, h.name.size()) == h.name &&
                     part[h.name.size()] == '=') {

@@ -348,5 +348,16 @@ TEST_F(BundleTest, WithoutPythonTheManifestSaysSo) {
         << json["targets"][2];
 }
 
+TEST(BundleMemberKinds, EveryKindRoundTripsThroughItsWord) {
+    for (auto kind : {BundleMemberKind::lock, BundleMemberKind::wheel, BundleMemberKind::source,
+                      BundleMemberKind::python}) {
+        EXPECT_EQ(parse_bundle_member_kind(to_string(kind)), kind);
+    }
+    EXPECT_EQ(to_string(BundleMemberKind::source), "source");
+    EXPECT_FALSE(parse_bundle_member_kind("sdist"));
+    EXPECT_FALSE(parse_bundle_member_kind("Wheel"));
+    EXPECT_FALSE(parse_bundle_member_kind(""));
+}
+
 }  // namespace
 }  // namespace aitk::app

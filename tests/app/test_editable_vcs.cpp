@@ -80,7 +80,7 @@ class EditableVcsTest : public ::testing::Test {
         p.version = "1.2.3";
         p.requested = true;
         p.source = lock::LockedSource{};
-        p.source->kind = "vcs";
+        p.source->kind = lock::SourceKind::vcs;
         p.source->url = "git+" + build::test::file_url(repo);
         p.source->commit = at;
         p.source->editable = true;

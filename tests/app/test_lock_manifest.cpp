@@ -121,7 +121,7 @@ TEST_F(LockManifestTest, TheDefaultManifestLocksForEveryDefaultTarget) {
         const auto* diffusers = target.find("diffusers");
         ASSERT_NE(diffusers, nullptr);
         ASSERT_TRUE(diffusers->source);
-        EXPECT_EQ(diffusers->source->kind, "vcs");
+        EXPECT_EQ(diffusers->source->kind, lock::SourceKind::vcs);
         EXPECT_EQ(diffusers->source->url, "git+https://github.com/huggingface/diffusers.git");
         EXPECT_EQ(diffusers->source->commit, "c943837899b16cbae2f619b8dd4f7bb6f07dd81a");
         // Windows CUDA targets add triton-windows; the others do not.

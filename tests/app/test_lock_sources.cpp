@@ -129,7 +129,7 @@ TEST_F(LockSourcesTest, AGitBranchIsLockedAtItsCommitWithItsVersionAndDependenci
     EXPECT_EQ(demo.dependencies, std::vector<std::string>{"dep-pkg"});
     EXPECT_FALSE(demo.wheel);
     ASSERT_TRUE(demo.source);
-    EXPECT_EQ(demo.source->kind, "vcs");
+    EXPECT_EQ(demo.source->kind, lock::SourceKind::vcs);
     EXPECT_EQ(demo.source->url, "git+" + build::test::file_url(repo));
     EXPECT_EQ(demo.source->commit, first_commit);
     EXPECT_EQ(demo.source->revision, "main");
@@ -226,7 +226,7 @@ TEST_F(LockSourcesTest, SdistOnlyPackagesAreLockedAsTheirSdistWithTheirDependenc
     EXPECT_EQ(dynamic.dependencies, std::vector<std::string>{"dep-pkg"});
     EXPECT_FALSE(dynamic.wheel);
     ASSERT_TRUE(dynamic.source);
-    EXPECT_EQ(dynamic.source->kind, "sdist");
+    EXPECT_EQ(dynamic.source->kind, lock::SourceKind::sdist);
     EXPECT_EQ(dynamic.source->url, server.url(sdist_demo->url_path));
     EXPECT_EQ(dynamic.source->sha256, sdist_demo->artifact.sha256);
     EXPECT_EQ(dynamic.source->size, sdist_demo->artifact.size);
@@ -239,7 +239,7 @@ TEST_F(LockSourcesTest, SdistOnlyPackagesAreLockedAsTheirSdistWithTheirDependenc
     EXPECT_EQ(fixed.version, "0.7");
     EXPECT_EQ(fixed.dependencies, std::vector<std::string>{"dep-pkg"});
     ASSERT_TRUE(fixed.source);
-    EXPECT_EQ(fixed.source->kind, "sdist");
+    EXPECT_EQ(fixed.source->kind, lock::SourceKind::sdist);
     EXPECT_EQ(fixed.source->sha256, static_demo->artifact.sha256);
     EXPECT_FALSE(stdfs::exists(static_marker));  // PKG-INFO 2.2 was enough: no backend ran
 
@@ -274,7 +274,7 @@ TEST_F(LockSourcesTest, AnEditableLocalFolderIsLockedAsAnEditableDirectory) {
     EXPECT_EQ(demo.version, "3.0");
     EXPECT_EQ(demo.dependencies, std::vector<std::string>{"dep-pkg"});
     ASSERT_TRUE(demo.source);
-    EXPECT_EQ(demo.source->kind, "directory");
+    EXPECT_EQ(demo.source->kind, lock::SourceKind::directory);
     EXPECT_EQ(demo.source->url, build::test::file_url(folder));
     EXPECT_TRUE(demo.source->editable);
     auto text = fs::read_file(outcome.path);

@@ -141,11 +141,12 @@ lock::Lockfile two_targets() {
     lock::LockedPackage sdist;
     sdist.name = "built";
     sdist.version = "2.0";
-    sdist.source =
-        lock::LockedSource{"sdist", "https://files.example/built-2.0.tar.gz", "", sha_m, 5, ""};
+    sdist.source = lock::LockedSource{
+        lock::SourceKind::sdist, "https://files.example/built-2.0.tar.gz", "", sha_m, 5, ""};
     lock::LockedPackage vcs;
     vcs.name = "from-git";
-    vcs.source = lock::LockedSource{"vcs", "git+https://g.example/r", "abc", "", std::nullopt, ""};
+    vcs.source = lock::LockedSource{
+        lock::SourceKind::vcs, "git+https://g.example/r", "abc", "", std::nullopt, ""};
     cuda.packages = {sdist, wheel_package("common", "common-1.0-py3-none-any.whl", sha_a), vcs};
     lock.targets = {cuda, cpu};
     return lock;

@@ -60,14 +60,15 @@ TEST(SnapshotDirectUrl, SdistVcsAndDirectoryAreSources) {
         R"({"archive_info": {"hashes": {"sha256": "ee"}}, "url": "https://h/demo-1.0.tar.gz"})");
     ASSERT_TRUE(sdist);
     EXPECT_EQ(std::get<lock::LockedSource>(*sdist),
-              (lock::LockedSource{"url", "https://h/demo-1.0.tar.gz", "", "ee", std::nullopt, ""}));
+              (lock::LockedSource{lock::SourceKind::url, "https://h/demo-1.0.tar.gz", "", "ee",
+                                  std::nullopt, ""}));
 
     auto vcs = parse_direct_url(
         R"({"url": "https://github.com/o/r.git", "subdirectory": "pkg",
             "vcs_info": {"vcs": "git", "requested_revision": "v1.2",
                          "commit_id": "0123456789abcdef0123456789abcdef01234567"}})");
     ASSERT_TRUE(vcs);
-    lock::LockedSource expected{"vcs",
+    lock::LockedSource expected{lock::SourceKind::vcs,
                                 "git+https://github.com/o/r.git",
                                 "0123456789abcdef0123456789abcdef01234567",
                                 "",
@@ -86,7 +87,8 @@ TEST(SnapshotDirectUrl, SdistVcsAndDirectoryAreSources) {
 
     auto dir = parse_direct_url(R"({"url": "file:///src/app", "dir_info": {"editable": true}})");
     ASSERT_TRUE(dir);
-    lock::LockedSource folder{"directory", "file:///src/app", "", "", std::nullopt, ""};
+    lock::LockedSource folder{
+        lock::SourceKind::directory, "file:///src/app", "", "", std::nullopt, ""};
     folder.editable = true;
     EXPECT_EQ(std::get<lock::LockedSource>(*dir), folder);
 }
@@ -277,12 +279,13 @@ TEST_F(SnapshotPrefix, LocallyBuiltWheelLocksTheIndexSdist) {
     ASSERT_NE(package, nullptr);
     EXPECT_FALSE(package->wheel);
     ASSERT_TRUE(package->source);
-    EXPECT_EQ(package->source->kind, "sdist");
+    EXPECT_EQ(package->source->kind, lock::SourceKind::sdist);
     EXPECT_EQ(package->source->url, server.url(published.url_path));
     EXPECT_EQ(package->source->sha256, published.artifact.sha256);
     EXPECT_EQ(package->index, "primary");
     EXPECT_EQ(outcome.lockfile.indexes,
-              (std::vector<lock::LockedIndex>{{"primary", server.url("/simple/"), "simple"}}));
+              (std::vector<lock::LockedIndex>{
+                  {"primary", server.url("/simple/"), lock::IndexKind::simple}}));
     EXPECT_EQ(outcome.notes, std::vector<std::string>{
                                  "sdpkg 1.0: no wheel on the index has the installed wheel's tags; "
                                  "its sdist is locked (setup builds it)"});
@@ -295,8 +298,9 @@ TEST_F(SnapshotPrefix, ReceiptVouchesForWhatAitkEnvInstalledAndKeepsItsTarget) {
     own.name = "team";
     own.generator = "aitk-env 0.1.0";
     own.input_hash = "sha256:" + std::string(64, '0');
-    own.indexes = {{"primary", "https://mirror.example/simple/", "simple"},
-                   {"torch cu130", "https://download.pytorch.org/whl/cu130/", "torch-backend"}};
+    own.indexes = {
+        {"primary", "https://mirror.example/simple/", lock::IndexKind::simple},
+        {"torch cu130", "https://download.pytorch.org/whl/cu130/", lock::IndexKind::torch_backend}};
     own.default_target = "linux-x86_64-cu130";
     lock::LockedTarget target;
     target.id = "linux-x86_64-cu130";

@@ -40,7 +40,7 @@ SourceProject project(const std::string& name, const std::string& version,
     return p;
 }
 
-lock::LockedSource source(const std::string& kind, const std::string& url,
+lock::LockedSource source(lock::SourceKind kind, const std::string& url,
                           const std::string& sha256 = {}, std::uint64_t size = 0) {
     lock::LockedSource s;
     s.kind = kind;
@@ -86,7 +86,7 @@ class SourceBuildsTest : public ::testing::Test {
         p.name = "git-demo";
         p.version = "1.2.3";
         p.requested = true;
-        p.source = source("vcs", "git+" + build::test::file_url(repo));
+        p.source = source(lock::SourceKind::vcs, "git+" + build::test::file_url(repo));
         p.source->commit = commit;
         p.source->revision = "main";
         return p;
@@ -97,8 +97,8 @@ class SourceBuildsTest : public ::testing::Test {
         p.name = "sdist-demo";
         p.version = "0.5";
         p.index = "primary";
-        p.source = source("sdist", server.url(sdist->url_path), sdist->artifact.sha256,
-                          sdist->artifact.size);
+        p.source = source(lock::SourceKind::sdist, server.url(sdist->url_path),
+                          sdist->artifact.sha256, sdist->artifact.size);
         return p;
     }
 
@@ -215,7 +215,7 @@ TEST_F(SourceBuildsTest, AnArchiveUrlAndALocalFolderEditableOrNot) {
     lock::LockedPackage by_url;
     by_url.name = "sdist-demo";
     by_url.version = "0.5";
-    by_url.source = source("url", build::test::file_url(sdist->artifact.path),
+    by_url.source = source(lock::SourceKind::url, build::test::file_url(sdist->artifact.path),
                            sdist->artifact.sha256, sdist->artifact.size);
 
     auto folder = work.path() / "local";
@@ -225,7 +225,7 @@ TEST_F(SourceBuildsTest, AnArchiveUrlAndALocalFolderEditableOrNot) {
     lock::LockedPackage plain;
     plain.name = "local-demo";
     plain.version = "3.0";
-    plain.source = source("directory", build::test::file_url(folder));
+    plain.source = source(lock::SourceKind::directory, build::test::file_url(folder));
     lock::LockedPackage editable = plain;
     editable.source->editable = true;
 
@@ -314,23 +314,6 @@ TEST_F(SourceBuildsTest, BuildEnvironmentsAreInstalledOncePerRequirementSet) {
     }
 }
 
-TEST_F(SourceBuildsTest, TheRoutingOfALockTargetKeepsItsOwnTorchIndex) {
-    lock::Lockfile lock;
-    lock.indexes = {{"primary", "https://pypi.example/simple/", "simple"},
-                    {"find-links", "/srv/wheels", "find-links"},
-                    {"torch cu126", "https://torch.example/whl/cu126/", "torch-backend"},
-                    {"torch cu130", "https://torch.example/whl/cu130/", "torch-backend"}};
-    lock::LockedTarget target;
-    target.backend = "cu130";
-    auto routing = routing_from_lock(lock, target);
-    ASSERT_EQ(routing.indexes.size(), 2u);
-    EXPECT_EQ(routing.indexes[0], (index::IndexLocation{"primary", "https://pypi.example/simple/",
-                                                        index::IndexKind::simple}));
-    EXPECT_EQ(routing.indexes[1].kind, index::IndexKind::find_links);
-    ASSERT_TRUE(routing.torch_backend_index);
-    EXPECT_EQ(routing.torch_backend_index->url, "https://torch.example/whl/cu130/");
-}
-
 // setuptools from Debian's python3-setuptools-whl / python3-wheel-whl, served by the mirror;
 // those wheels run with Debian's own Python only.
 TEST(SourceBuildsSetuptools, AnSdistBuiltWithSetuptoolsFromTheMirror) {
@@ -365,8 +348,8 @@ TEST(SourceBuildsSetuptools, AnSdistBuiltWithSetuptoolsFromTheMirror) {
     package.name = "setup-demo";
     package.version = "1.0";
     package.index = "primary";
-    package.source = source("sdist", server.url(published.url_path), published.artifact.sha256,
-                            published.artifact.size);
+    package.source = source(lock::SourceKind::sdist, server.url(published.url_path),
+                            published.artifact.sha256, published.artifact.size);
     SourceBuildRequest r;
     r.sources = {&package};
     r.interpreter = build::test::interpreter(python, "3.11.2");

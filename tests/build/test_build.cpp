@@ -79,7 +79,7 @@ TEST_F(BuildTest, GitSourceBuildsAWheelWithRightNameAndMetadata) {
     auto s = spec();
     GitProject project(dir.path / "repo", s);
     GitCache git(store);
-    auto url = *GitUrl::parse("git+" + test::file_url(project.path) + "@main");
+    auto url = *parse_git_url("git+" + test::file_url(project.path) + "@main");
     const std::string commit = git.resolve(url);
     EXPECT_EQ(commit, project.commit);
 
@@ -115,7 +115,7 @@ TEST_F(BuildTest, GitSourceBuildsAWheelWithRightNameAndMetadata) {
 TEST_F(BuildTest, SecondBuildIsACacheHitWithoutBackend) {
     GitProject project(dir.path / "repo", spec());
     GitCache git(store);
-    auto url = *GitUrl::parse("git+" + test::file_url(project.path));
+    auto url = *parse_git_url("git+" + test::file_url(project.path));
     auto source = BuildSource::git(git, url, project.commit);
     auto first = build_wheel(source, provider, test::interpreter(), options());
     EXPECT_EQ(hooks_run(),
@@ -139,7 +139,7 @@ TEST_F(BuildTest, SecondBuildIsACacheHitWithoutBackend) {
 TEST_F(BuildTest, TwoBuildsAtOnceRunTheBackendOnce) {
     GitProject project(dir.path / "repo", spec());
     GitCache git(store);
-    auto source = BuildSource::git(git, *GitUrl::parse("git+" + test::file_url(project.path)),
+    auto source = BuildSource::git(git, *parse_git_url("git+" + test::file_url(project.path)),
                                    project.commit);
     BuiltWheel results[2];
     std::string errors[2];
@@ -167,7 +167,7 @@ TEST_F(BuildTest, TwoBuildsAtOnceRunTheBackendOnce) {
 TEST_F(BuildTest, ConfigSettingsReachTheBackendAndTheCacheKey) {
     GitProject project(dir.path / "repo", spec());
     GitCache git(store);
-    auto source = BuildSource::git(git, *GitUrl::parse("git+" + test::file_url(project.path)),
+    auto source = BuildSource::git(git, *parse_git_url("git+" + test::file_url(project.path)),
                                    project.commit);
     auto plain = build_wheel(source, provider, test::interpreter(), options());
     auto o = options();
@@ -181,7 +181,7 @@ TEST_F(BuildTest, ConfigSettingsReachTheBackendAndTheCacheKey) {
 TEST_F(BuildTest, SubdirectoryProjectIsBuilt) {
     GitProject project(dir.path / "repo", spec());
     GitCache git(store);
-    auto url = *GitUrl::parse("git+" + test::file_url(project.path) + "#subdirectory=sub");
+    auto url = *parse_git_url("git+" + test::file_url(project.path) + "#subdirectory=sub");
     auto source = BuildSource::git(git, url, project.commit);
     EXPECT_EQ(source.id(),
               "git+" + test::file_url(project.path) + "@" + project.commit + "#subdirectory=sub");
@@ -210,7 +210,7 @@ TEST_F(BuildTest, PrepareMetadataFallbackBuildsAndCachesTheWheel) {
     s.prepare_metadata_hook = false;
     GitProject project(dir.path / "repo", s);
     GitCache git(store);
-    auto source = BuildSource::git(git, *GitUrl::parse("git+" + test::file_url(project.path)),
+    auto source = BuildSource::git(git, *parse_git_url("git+" + test::file_url(project.path)),
                                    project.commit);
     auto prepared = prepare_metadata(source, provider, test::interpreter(), options());
     EXPECT_EQ(prepared.metadata, test::expected_metadata(s));
@@ -323,7 +323,7 @@ TEST_F(BuildTest, SdistIsBuiltFromAnUnpackedCopyAndCachedBySha256) {
 TEST_F(BuildTest, NotIsolatedBuildsAreNotCached) {
     GitProject project(dir.path / "repo", spec());
     GitCache git(store);
-    auto source = BuildSource::git(git, *GitUrl::parse("git+" + test::file_url(project.path)),
+    auto source = BuildSource::git(git, *parse_git_url("git+" + test::file_url(project.path)),
                                    project.commit);
     auto o = options();
     o.isolated = false;

@@ -40,10 +40,10 @@ struct Repository {
     }
 };
 
-GitUrl parsed(const std::string& url) {
-    auto u = GitUrl::parse(url);
+pep::VcsUrl parsed(const std::string& url) {
+    auto u = parse_git_url(url);
     EXPECT_TRUE(u) << url << ": " << (u ? "" : u.error());
-    return u ? *u : GitUrl{};
+    return u ? *u : pep::VcsUrl{};
 }
 
 // A git that logs each command line before running the real one.
@@ -96,7 +96,7 @@ TEST(GitUrl, RefusesWhatGitWouldMisread) {
               "#subdirectory=../up is not a folder inside the repository: has a '..' component (it "
               "would leave the destination)"},
          }) {
-        auto u = GitUrl::parse(c.url);
+        auto u = parse_git_url(c.url);
         ASSERT_FALSE(u) << c.url;
         EXPECT_EQ(u.error(), c.error) << c.url;
     }
@@ -113,10 +113,10 @@ TEST(GitUrl, SourceIdNamesCanonicalRepositoryCommitAndSubdirectory) {
     auto u = parsed("git+https://tok@github.com/org/repo.git@main#subdirectory=py");
     EXPECT_EQ(git_source_id(u, std::string(40, 'A')),
               "git+https://github.com/org/repo@" + std::string(40, 'a') + "#subdirectory=py");
-    EXPECT_TRUE(is_full_commit_id(std::string(40, 'f')));
-    EXPECT_TRUE(is_full_commit_id(std::string(64, '0')));
-    EXPECT_FALSE(is_full_commit_id(std::string(39, 'f')));
-    EXPECT_FALSE(is_full_commit_id(std::string(40, 'g')));
+    EXPECT_TRUE(pep::is_full_commit_id(std::string(40, 'f')));
+    EXPECT_TRUE(pep::is_full_commit_id(std::string(64, '0')));
+    EXPECT_FALSE(pep::is_full_commit_id(std::string(39, 'f')));
+    EXPECT_FALSE(pep::is_full_commit_id(std::string(40, 'g')));
 }
 
 TEST(GitEnvironment, DropsRepositoryVariablesAndNeverPrompts) {

@@ -255,7 +255,7 @@ lock::Lockfile two_target_lock() {
     lock.name = "trainer";
     lock.generator = "aitk-env 0.1.0";
     lock.input_hash = "sha256:" + std::string(64, '1');
-    lock.indexes = {{"primary", "https://pypi.org/simple", "simple"}};
+    lock.indexes = {{"primary", "https://pypi.org/simple", lock::IndexKind::simple}};
     lock.default_target = "linux-x86_64-cu128";
     for (const std::string backend : {"cu126", "cu128"}) {
         lock::LockedTarget t;

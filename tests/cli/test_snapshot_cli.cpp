@@ -187,7 +187,8 @@ TEST_F(SnapshotCli, PipPrefixRoundTripsThroughSetup) {
     EXPECT_EQ(target.python, "3.11.7");
     EXPECT_EQ(target.marker_environment.at("python_full_version"), "3.11.7");
     ASSERT_EQ(lockfile.indexes.size(), 1u);
-    EXPECT_EQ(lockfile.indexes[0], (lock::LockedIndex{"primary", index(), "simple"}));
+    EXPECT_EQ(lockfile.indexes[0],
+              (lock::LockedIndex{"primary", index(), lock::IndexKind::simple}));
 
     std::vector<std::string> names;
     for (const auto& p : target.packages)

@@ -72,7 +72,7 @@ class SyncCrash : public ::testing::Test {
         lock.generator = "aitk-env 0.1.0";
         lock.input_hash = "sha256:" + std::string(64, file == "a.lock.yml" ? 'a' : 'b');
         lock.python_requires = ">=3.10";
-        lock.indexes = {{"primary", server.url("/simple"), "simple"}};
+        lock.indexes = {{"primary", server.url("/simple"), lock::IndexKind::simple}};
         lock.default_target = "linux-x86_64-cpu";
         lock::LockedTarget t;
         t.id = "linux-x86_64-cpu";

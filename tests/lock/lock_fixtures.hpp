@@ -36,7 +36,7 @@ inline lock::Lockfile small_lockfile() {
     lock.generator = "aitk-env 0.1.0";
     lock.input_hash = "sha256:" + hex64('1');
     lock.python_requires = ">=3.10";
-    lock.indexes = {{"primary", "https://pypi.org/simple", "simple"}};
+    lock.indexes = {{"primary", "https://pypi.org/simple", lock::IndexKind::simple}};
     lock.default_target = "linux-x86_64-cpu";
 
     lock::LockedTarget t;
@@ -68,11 +68,12 @@ inline lock::Lockfile rich_lockfile() {
     lock.generator = "aitk-env 0.1.0";
     lock.input_hash = "sha256:" + hex64('2');
     lock.python_requires = ">=3.10,<3.13";
-    lock.indexes = {{"primary", "https://pypi.org/simple", "simple"},
-                    {"extra-index 1", "https://mirror.example/simple", "simple"},
-                    {"torch cu130", "https://download.pytorch.org/whl/cu130", "torch-backend"},
-                    {"torch cpu", "https://download.pytorch.org/whl/cpu", "torch-backend"},
-                    {"find-links", "https://wheels.example/flat/", "find-links"}};
+    lock.indexes = {
+        {"primary", "https://pypi.org/simple", lock::IndexKind::simple},
+        {"extra-index 1", "https://mirror.example/simple", lock::IndexKind::simple},
+        {"torch cu130", "https://download.pytorch.org/whl/cu130", lock::IndexKind::torch_backend},
+        {"torch cpu", "https://download.pytorch.org/whl/cpu", lock::IndexKind::torch_backend},
+        {"find-links", "https://wheels.example/flat/", lock::IndexKind::find_links}};
     lock.default_target = "linux-x86_64-cu130";
 
     lock::LockedTarget cuda;
@@ -119,7 +120,7 @@ inline lock::Lockfile rich_lockfile() {
     auto vcs = lock::LockedPackage{};
     vcs.name = "toolkit-extras";
     vcs.requested = true;
-    vcs.source = lock::LockedSource{"vcs",
+    vcs.source = lock::LockedSource{lock::SourceKind::vcs,
                                     "git+https://github.com/example/extras.git",
                                     "0123456789abcdef0123456789abcdef01234567",
                                     "",
@@ -130,8 +131,12 @@ inline lock::Lockfile rich_lockfile() {
     sdist.version = "0.9";
     sdist.index = "primary";
     sdist.requested = true;
-    sdist.source = lock::LockedSource{
-        "sdist", "https://files.example/oldpkg-0.9.tar.gz", "", hex64('4'), 1234, ""};
+    sdist.source = lock::LockedSource{lock::SourceKind::sdist,
+                                      "https://files.example/oldpkg-0.9.tar.gz",
+                                      "",
+                                      hex64('4'),
+                                      1234,
+                                      ""};
     cuda.packages = {filelock, mpmath, cublas, sdist, requests, sympy, vcs, torch};  // by name
 
     lock::LockedTarget cpu;

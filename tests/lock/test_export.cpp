@@ -93,8 +93,12 @@ TEST(ExportEnvYml, OnlyUnhashablePackagesLeaveACommentAndNoPipList) {
     target.variables.clear();
     lock::LockedPackage vcs;
     vcs.name = "extras";
-    vcs.source = LockedSource{
-        "vcs", "git+https://example/extras.git", hex64('9').substr(0, 40), "", std::nullopt, ""};
+    vcs.source = LockedSource{SourceKind::vcs,
+                              "git+https://example/extras.git",
+                              hex64('9').substr(0, 40),
+                              "",
+                              std::nullopt,
+                              ""};
     target.packages = {vcs};
     const std::string text = export_env_yml(lock, target, source);
     EXPECT_EQ(text.substr(text.find("name: ")),
@@ -157,7 +161,8 @@ TEST(ExportPylock, ReadsBackWithEveryRequiredKeyAndTheLockedFiles) {
     lock::LockedPackage folder;
     folder.name = "localpkg";
     folder.version = "0.1";
-    folder.source = LockedSource{"directory", "file:///work/localpkg", "", "", std::nullopt, ""};
+    folder.source =
+        LockedSource{SourceKind::directory, "file:///work/localpkg", "", "", std::nullopt, ""};
     folder.source->editable = true;
     cuda.packages.insert(cuda.packages.begin() + 2, folder);
     cuda.packages.back().dependencies.push_back("not-in-target");
@@ -247,7 +252,8 @@ TEST(ExportPylock, StringsAreEscapedAndAnArchiveWithoutHashIsLeftOut) {
     target.marker_environment["platform_machine"] = "x\"86\n";
     lock::LockedPackage url;
     url.name = "nohash";
-    url.source = LockedSource{"url", "https://example/nohash.zip", "", "", std::nullopt, ""};
+    url.source =
+        LockedSource{SourceKind::url, "https://example/nohash.zip", "", "", std::nullopt, ""};
     target.packages.push_back(url);
     const std::string text = export_pylock(lock, target, source);
     const auto doc = toml::parse(text);

@@ -161,8 +161,9 @@ TEST(ParseLockfile, Values) {
                    "torch-backend, got `conda`",
                    "");
     Lockfile svn = test::small_lockfile();
-    svn.targets[0].packages[0].source = LockedSource{"svn", "svn://x", "", "", std::nullopt, ""};
-    EXPECT_PROBLEM(write_lockfile(svn),
+    svn.targets[0].packages[0].source =
+        LockedSource{SourceKind::vcs, "svn://x", "", "", std::nullopt, ""};
+    EXPECT_PROBLEM(replaced(write_lockfile(svn), "kind: vcs", "kind: svn"),
                    "env.lock.yml:50:19: `x-aitk-env.targets[0].packages[0].source.kind` must be "
                    "vcs, sdist, url or directory, got `svn`",
                    "");
@@ -307,6 +308,21 @@ TEST(ParseLockfile, RequestedDefaultsToFalseAndOptionalFieldsToEmpty) {
     EXPECT_TRUE(six->dependencies.empty());
     EXPECT_FALSE(six->source.has_value());
     EXPECT_EQ(parsed->channels, std::vector<std::string>{"conda-forge"});
+}
+
+TEST(LockKinds, EveryKindRoundTripsThroughItsWord) {
+    for (auto kind : {IndexKind::simple, IndexKind::find_links, IndexKind::torch_backend})
+        EXPECT_EQ(parse_index_kind(to_string(kind)), kind);
+    for (auto kind : {SourceKind::vcs, SourceKind::sdist, SourceKind::url, SourceKind::directory})
+        EXPECT_EQ(parse_source_kind(to_string(kind)), kind);
+    EXPECT_EQ(to_string(IndexKind::find_links), "find-links");
+    EXPECT_EQ(to_string(IndexKind::torch_backend), "torch-backend");
+    EXPECT_EQ(to_string(SourceKind::directory), "directory");
+    EXPECT_FALSE(parse_index_kind("conda"));
+    EXPECT_FALSE(parse_index_kind("find_links"));
+    EXPECT_FALSE(parse_source_kind("svn"));
+    EXPECT_FALSE(parse_source_kind("VCS"));
+    EXPECT_FALSE(parse_source_kind(""));
 }
 
 }  // namespace

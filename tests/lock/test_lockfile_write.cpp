@@ -138,13 +138,16 @@ TEST(WriteLockfile, NeverWritesCredentials) {
     }
     LockedPackage ssh;
     ssh.name = "zz-ssh";
-    ssh.source = LockedSource{
-        "vcs", "git+ssh://git:sshpass@github.com/example/zz.git", "abc", "", std::nullopt, ""};
+    ssh.source = LockedSource{SourceKind::vcs, "git+ssh://git:sshpass@github.com/example/zz.git",
+                              "abc",           "",
+                              std::nullopt,    ""};
     cuda.packages.push_back(ssh);
     LockedPackage tokened;
     tokened.name = "zz-token";
-    tokened.source = LockedSource{
-        "vcs", "git+https://ghp_tokentoken@github.com/example/t.git", "def", "", std::nullopt, ""};
+    tokened.source =
+        LockedSource{SourceKind::vcs, "git+https://ghp_tokentoken@github.com/example/t.git",
+                     "def",           "",
+                     std::nullopt,    ""};
     cuda.packages.push_back(tokened);
 
     const std::string text = write_lockfile(lock);
@@ -329,7 +332,8 @@ TEST(WriteLockfile, TrickyStringsRoundTrip) {
         package.wheel->filename = "x #1: y";
     }
     t.packages[1].version = "1.10";
-    t.packages[1].source = LockedSource{"url", "https://h/a b.tar.gz", "yes", hex64('9'), 7, "~"};
+    t.packages[1].source =
+        LockedSource{SourceKind::url, "https://h/a b.tar.gz", "yes", hex64('9'), 7, "~"};
 
     const std::string text = write_lockfile(lock);
     const auto parsed = parse_lockfile(text, "env.lock.yml");

@@ -110,9 +110,9 @@ class PipHashMode : public ::testing::Test {
         lock_.name = "pip-check";
         lock_.generator = "aitk-env test";
         lock_.input_hash = "sha256:" + std::string(64, '0');
-        lock_.indexes = {{"primary", server_.url("/simple/"), "simple"},
-                         {"torch cu130", server_.url("/whl/cu130/"), "torch-backend"},
-                         {"find-links", server_.url("/flat/"), "find-links"}};
+        lock_.indexes = {{"primary", server_.url("/simple/"), IndexKind::simple},
+                         {"torch cu130", server_.url("/whl/cu130/"), IndexKind::torch_backend},
+                         {"find-links", server_.url("/flat/"), IndexKind::find_links}};
         lock_.default_target = "linux-x86_64-cu130";
         LockedTarget target;
         target.id = "linux-x86_64-cu130";

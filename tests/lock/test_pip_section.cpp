@@ -82,7 +82,8 @@ TEST(PipSection, OnlyDirectReferencesMeansNoIndex) {
     auto direct = test::wheel_package("a", "1.0", "", "https://h/a-1.0-py3-none-any.whl", 'a', 1);
     LockedPackage archive;
     archive.name = "b";
-    archive.source = LockedSource{"url", "https://h/b.tar.gz#egg=b", "", hex64('b'), 5, "pkg/sub"};
+    archive.source =
+        LockedSource{SourceKind::url, "https://h/b.tar.gz#egg=b", "", hex64('b'), 5, "pkg/sub"};
     LockedPackage versionless;  // pinned by index but without a version: by URL
     versionless.name = "c";
     versionless.index = "primary";
@@ -100,20 +101,20 @@ TEST(PipSection, OnlyDirectReferencesMeansNoIndex) {
 
 TEST(PipSection, SourcesWithoutHashAreLeftOut) {
     Lockfile lock;
-    lock.indexes = {{"primary", "https://pypi.org/simple", "simple"}};
+    lock.indexes = {{"primary", "https://pypi.org/simple", IndexKind::simple}};
     LockedTarget target;
     LockedPackage vcs;
     vcs.name = "v";
-    vcs.source = LockedSource{"vcs", "git+https://h/v.git", "abc", "", std::nullopt, ""};
+    vcs.source = LockedSource{SourceKind::vcs, "git+https://h/v.git", "abc", "", std::nullopt, ""};
     LockedPackage folder;
     folder.name = "d";
-    folder.source = LockedSource{"directory", "/src/d", "", "", std::nullopt, ""};
+    folder.source = LockedSource{SourceKind::directory, "/src/d", "", "", std::nullopt, ""};
     LockedPackage unhashed_sdist;
     unhashed_sdist.name = "s";
     unhashed_sdist.version = "1.0";
     unhashed_sdist.index = "primary";
     unhashed_sdist.source =
-        LockedSource{"sdist", "https://h/s-1.0.tar.gz", "", "", std::nullopt, ""};
+        LockedSource{SourceKind::sdist, "https://h/s-1.0.tar.gz", "", "", std::nullopt, ""};
     target.packages = {vcs, folder, unhashed_sdist};
     const PipSection section = pip_section(lock, target);
     EXPECT_TRUE(section.lines.empty());
@@ -122,7 +123,7 @@ TEST(PipSection, SourcesWithoutHashAreLeftOut) {
 
 TEST(PipSection, CredentialsAreStripped) {
     Lockfile lock;
-    lock.indexes = {{"primary", "https://user:pw@pypi.example/simple", "simple"}};
+    lock.indexes = {{"primary", "https://user:pw@pypi.example/simple", IndexKind::simple}};
     LockedTarget target;
     target.packages = {
         test::wheel_package("a", "1.0", "primary", "https://user:pw@pypi.example/a.whl", 'a', 1),

@@ -389,7 +389,7 @@ TEST(RequirementsUrls, VcsReferences) {
     EXPECT_FALSE(diffusers.requirement);  // no #egg=: the name comes from the built metadata
     ASSERT_TRUE(diffusers.vcs);
     EXPECT_EQ(diffusers.vcs->vcs, "git");
-    EXPECT_EQ(diffusers.vcs->url, "https://github.com/huggingface/diffusers.git");
+    EXPECT_EQ(diffusers.vcs->repository, "https://github.com/huggingface/diffusers.git");
     EXPECT_EQ(diffusers.vcs->revision, "c943837899b16cbae2f619b8dd4f7bb6f07dd81a");
     EXPECT_TRUE(diffusers.vcs->revision_is_commit());
 
@@ -402,7 +402,7 @@ TEST(RequirementsUrls, VcsReferences) {
     EXPECT_TRUE(mgds.vcs->revision_is_commit());
 
     const auto& muon = file.requirements[2];
-    EXPECT_EQ(muon.vcs->url, "ssh://git@github.com/KellerJordan/Muon.git");
+    EXPECT_EQ(muon.vcs->repository, "ssh://git@github.com/KellerJordan/Muon.git");
     EXPECT_EQ(muon.vcs->revision, "main");
     EXPECT_FALSE(muon.vcs->revision_is_commit());
     EXPECT_EQ(muon.vcs->subdirectory, "src");
@@ -410,7 +410,7 @@ TEST(RequirementsUrls, VcsReferences) {
               "git+ssh://git@github.com/KellerJordan/Muon.git@main#subdirectory=src");
 
     // "-e git://…" is short for git+git://.
-    EXPECT_EQ(file.requirements[3].vcs->url, "git://github.com/org/old.git");
+    EXPECT_EQ(file.requirements[3].vcs->repository, "git://github.com/org/old.git");
     EXPECT_EQ(file.requirements[3].name(), "old-name");
 }
 
@@ -445,32 +445,6 @@ TEST(RequirementsUrls, VcsProblems) {
               "git+ssh, git+git, git+file)");
     EXPECT_EQ(parse_error("-e https://example.com/pkg.tar.gz\n").message,
               "'https://example.com/pkg.tar.gz' is not a valid editable requirement");
-}
-
-TEST(VcsUrl, ParsesAndPrintsPipForms) {
-    auto plain = parse_vcs_url("https://example.com/x");
-    ASSERT_TRUE(plain);
-    EXPECT_FALSE(*plain);
-
-    auto hg = parse_vcs_url("hg+https://hg.example.org/repo@v1.0#egg=Repo&subdirectory=py");
-    ASSERT_TRUE(hg && *hg);
-    EXPECT_EQ((*hg)->vcs, "hg");
-    EXPECT_EQ((*hg)->url, "https://hg.example.org/repo");
-    EXPECT_EQ((*hg)->revision, "v1.0");
-    EXPECT_EQ((*hg)->egg_name, "repo");
-    EXPECT_EQ((*hg)->subdirectory, "py");
-    EXPECT_EQ((*hg)->to_string(), "hg+https://hg.example.org/repo@v1.0#subdirectory=py");
-
-    auto bad_egg = parse_vcs_url("git+https://example.com/r.git#egg=a b");
-    ASSERT_FALSE(bad_egg);
-    EXPECT_EQ(bad_egg.error(),
-              "'#egg=a b' does not name a project (write #egg=name, or `name @ "
-              "git+https://example.com/r.git`)");
-
-    VcsReference short_hash{"git", "https://x/r.git", "abc123", "", ""};
-    EXPECT_FALSE(short_hash.revision_is_commit());  // six digits: too short to be sure
-    short_hash.revision = "ABCDEF0";
-    EXPECT_TRUE(short_hash.revision_is_commit());
 }
 
 // --- includes -------------------------------------------------------------------------------
@@ -599,7 +573,7 @@ TEST(RequirementsRealWorld, OstrisAiToolkitIncludesItsBaseFile) {
     const RequirementLine& diffusers = file->requirements[2];
     EXPECT_EQ(diffusers.where.line, 3u);
     ASSERT_TRUE(diffusers.vcs);
-    EXPECT_EQ(diffusers.vcs->url, "https://github.com/huggingface/diffusers.git");
+    EXPECT_EQ(diffusers.vcs->repository, "https://github.com/huggingface/diffusers.git");
     EXPECT_EQ(diffusers.vcs->revision, "c943837899b16cbae2f619b8dd4f7bb6f07dd81a");
     EXPECT_FALSE(diffusers.requirement);
     // The commented-out `#pip install git+…` line is gone: transformers follows diffusers.
@@ -614,7 +588,7 @@ TEST(RequirementsRealWorld, OstrisAiToolkitIncludesItsBaseFile) {
     auto old = read_requirements_file(realworld("ostris_ai-toolkit@356449ec/requirements.txt"));
     ASSERT_TRUE(old) << old.error().describe();
     ASSERT_EQ(old->requirements.size(), 39u);
-    EXPECT_EQ(old->requirements[2].vcs->url, "https://github.com/huggingface/diffusers");
+    EXPECT_EQ(old->requirements[2].vcs->repository, "https://github.com/huggingface/diffusers");
     EXPECT_EQ(old->requirements.back().text, "scipy==1.12.0");  // no final newline
 }
 

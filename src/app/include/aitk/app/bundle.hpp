@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,10 +34,20 @@ inline constexpr int bundle_format_version = 1;
 inline constexpr std::string_view bundle_manifest_member = "manifest.json";
 inline constexpr std::string_view bundle_lock_member = "lock.yml";
 
+// What a bundle member is; manifest.json spells the kinds as to_string() gives them.
+enum class BundleMemberKind {
+    lock,    // "lock": lock.yml
+    wheel,   // "wheel": artifacts/<sha256>/<filename>
+    source,  // "source": a source archive, artifacts/<sha256>/<filename>
+    python,  // "python": a standalone CPython, python/<sha256>/<filename>
+};
+std::string_view to_string(BundleMemberKind kind) noexcept;
+std::optional<BundleMemberKind> parse_bundle_member_kind(std::string_view text) noexcept;
+
 // One member of a bundle besides manifest.json.
 struct BundleMember {
     std::string path;  // "artifacts/<sha256>/<filename>"
-    std::string kind;  // "lock", "wheel", "source", "python"
+    BundleMemberKind kind = BundleMemberKind::wheel;
     std::string sha256;
     std::uint64_t size = 0;
     std::vector<std::string> targets;  // the lock targets it serves, sorted

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "aitk/build/git_url.hpp"
 #include "aitk/index/client.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/specifier.hpp"
 #include "aitk/pep/tags.hpp"
@@ -56,7 +56,7 @@ class SourceInspector {
     // A git requirement of project `name`. `locked_commit` (a full id, or empty) is the commit
     // an earlier lock chose for the same URL and revision: kept instead of asking the
     // repository where its branch is now.
-    virtual InspectedSource vcs(const std::string& name, const build::GitUrl& url,
+    virtual InspectedSource vcs(const std::string& name, const pep::VcsUrl& url,
                                 const std::string& locked_commit) = 0;
     // An sdist from an index, or an archive named by URL (`file.sha256()` when known).
     virtual InspectedSource archive(const std::string& name,
@@ -68,7 +68,7 @@ class SourceInspector {
 
 // The key under which a git requirement's commit is remembered between locks: the repository
 // URL without credentials, the revision as written and the subdirectory.
-std::string vcs_pin_key(const build::GitUrl& url);
+std::string vcs_pin_key(const pep::VcsUrl& url);
 
 // The file a resolved version installs from, and the index that served it.
 struct ChosenFile {

@@ -32,7 +32,7 @@ struct SourceBuildRequest {
     // The interpreter of the prefix: the wheels are built for it (and the cache keyed by it).
     python::Interpreter interpreter;
     std::filesystem::path cache_root;
-    // Where build requirements come from (routing_from_lock() of the target).
+    // Where build requirements come from (routing_from_lock() of the target, index_routing.hpp).
     index::IndexRouting routing;
     NetworkSettings network;
     net::TransferObserver* observer = nullptr;
@@ -83,10 +83,6 @@ std::optional<std::string> direct_url_json(const lock::LockedPackage& package,
 // Where an editable git requirement is checked out in `prefix`: pip's <prefix>/src/<name>.
 std::filesystem::path editable_vcs_dir(const lock::LockedPackage& package,
                                        const std::filesystem::path& prefix);
-
-// The indexes a lock target was resolved from, for build requirements: the lock's simple and
-// find-links indexes in order, and the target's own torch backend index.
-index::IndexRouting routing_from_lock(const lock::Lockfile& lock, const lock::LockedTarget& target);
 
 // A source archive in the cache: the stored file when `sha256` is known and stored, else
 // downloaded (and checked against `sha256` when given, hashed otherwise). `url` may be a file:

@@ -48,7 +48,7 @@ class HostSourceInspector final : public SourceInspector {
     HostSourceInspector(const HostSourceInspector&) = delete;
     HostSourceInspector& operator=(const HostSourceInspector&) = delete;
 
-    InspectedSource vcs(const std::string& name, const build::GitUrl& url,
+    InspectedSource vcs(const std::string& name, const pep::VcsUrl& url,
                         const std::string& locked_commit) override;
     InspectedSource archive(const std::string& name, const index::DistributionFile& file) override;
     InspectedSource directory(const std::string& name,

@@ -66,12 +66,12 @@ class GitCache {
     // answered without contacting the repository; anything else fetches first (a branch
     // moves). Throws util::Error (git's message, credentials scrubbed) when the repository
     // cannot be fetched or has no such revision.
-    std::string resolve(const GitUrl& url);
+    std::string resolve(const pep::VcsUrl& url);
 
     // The checkout of `commit` (a full id, e.g. from resolve()); the mirror is fetched only
     // when the commit is not in it yet, and nothing is run when the checkout exists. Submodules
     // are checked out too. Throws util::Error when `url.subdirectory` is not a folder there.
-    GitCheckout checkout(const GitUrl& url, std::string_view commit);
+    GitCheckout checkout(const pep::VcsUrl& url, std::string_view commit);
 
     std::filesystem::path root() const;  // <cache>/v1/git
     std::filesystem::path mirror_dir(std::string_view repository) const;

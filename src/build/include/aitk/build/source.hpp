@@ -20,7 +20,7 @@ class BuildSource {
     // A commit of a git repository (url.revision is ignored; `commit` is a full id). The
     // checkout is made only when the build really runs (not on a cache hit). `git` must
     // outlive the source.
-    static BuildSource git(GitCache& git, GitUrl url, std::string commit);
+    static BuildSource git(GitCache& git, pep::VcsUrl url, std::string commit);
 
     // The built-wheel cache id (sdist_source_id / git_source_id); empty for a directory.
     const std::string& id() const noexcept { return id_; }
@@ -39,7 +39,7 @@ class BuildSource {
     Kind kind_ = Kind::directory;
     std::filesystem::path path_;
     GitCache* git_ = nullptr;
-    GitUrl url_;
+    pep::VcsUrl url_;
     std::string commit_;
     std::string id_;
     std::string label_;

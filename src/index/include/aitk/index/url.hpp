@@ -30,9 +30,6 @@ std::string percent_encode_path(std::string_view path);
 
 bool is_valid_utf8(std::string_view text) noexcept;
 
-// The URL without its fragment.
-std::string_view without_fragment(std::string_view url) noexcept;
-
 // The last path segment, percent-decoded ("https://h/a/torch-2.9.0%2Bcpu-...whl#sha256=..." ->
 // "torch-2.9.0+cpu-...whl").
 std::string url_filename(std::string_view url);

@@ -19,10 +19,31 @@ namespace aitk::lock {
 inline constexpr int lock_format_version = 1;
 inline constexpr std::string_view extension_key = "x-aitk-env";
 
+// What a locked index is; the lockfile spells the kinds as to_string() gives them.
+enum class IndexKind {
+    simple,         // "simple": a PEP 503/691 index
+    find_links,     // "find-links": a flat page or a folder of files
+    torch_backend,  // "torch-backend": "<torch-index-url>/<backend>/"
+};
+
+// Where a source node comes from.
+enum class SourceKind {
+    vcs,        // "vcs": a repository (git+https://...)
+    sdist,      // "sdist": a source archive listed by an index
+    url,        // "url": a source archive named by its URL
+    directory,  // "directory": a local folder
+};
+
+// The lockfile's word for a kind, and back (nothing for a word that names no kind).
+std::string_view to_string(IndexKind kind) noexcept;
+std::string_view to_string(SourceKind kind) noexcept;
+std::optional<IndexKind> parse_index_kind(std::string_view text) noexcept;
+std::optional<SourceKind> parse_source_kind(std::string_view text) noexcept;
+
 struct LockedIndex {
     std::string name;  // "primary", "extra-index 1", "torch cu130", "find-links"
     std::string url;   // without credentials
-    std::string kind;  // "simple", "find-links", "torch-backend"
+    IndexKind kind = IndexKind::simple;
     friend bool operator==(const LockedIndex&, const LockedIndex&) = default;
 };
 
@@ -40,7 +61,7 @@ struct LockedFile {
 
 // A package that has no wheel: built from source by a later stage.
 struct LockedSource {
-    std::string kind;    // "vcs", "sdist", "url", "directory"
+    SourceKind kind = SourceKind::url;
     std::string url;     // repository or archive URL, without credentials
     std::string commit;  // vcs: the full commit (or the revision as written, in an opaque lock)
     std::string sha256;  // sdist/url archives

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/requirement.hpp"
 #include "aitk/util/input_problem.hpp"
 #include "aitk/util/subprocess.hpp"
@@ -22,38 +23,22 @@ using util::InputProblem;
 using util::Loaded;
 using util::SourceLocation;
 
-// A version-control reference: "git+https://github.com/org/repo.git@rev#egg=name&subdirectory=x".
-struct VcsReference {
-    std::string vcs;           // "git", "hg", "svn", "bzr"
-    std::string url;           // the repository URL without the "git+" prefix, "@rev" and fragment
-    std::string revision;      // "@..." part; empty when absent
-    std::string egg_name;      // from "#egg=", PEP 503-normalised; empty when absent
-    std::string subdirectory;  // from "#subdirectory="
-    // A commit hash (7–40 hex digits) rather than a branch or tag.
-    bool revision_is_commit() const;
-    // The URL back in pip's form ("git+https://…@rev#subdirectory=…", no egg).
-    std::string to_string() const;
-};
-
-// "git+https://…" and friends; nothing for other URLs. Errors for a VCS URL that is malformed.
-util::Expected<std::optional<VcsReference>, std::string> parse_vcs_url(std::string_view url);
-
 struct RequirementLine {
     SourceLocation where;  // the file and the first physical line of the logical line
     std::string text;      // the requirement part as written, after joining and ${VAR} expansion
     // The PEP 508 requirement. For a bare URL or VCS line without "#egg=" the name is unknown
     // and this is empty (a later stage reads the name from the built metadata).
     std::optional<pep::Requirement> requirement;
-    std::string url;                   // "name @ url", a bare URL or a VCS URL; empty otherwise
-    std::optional<VcsReference> vcs;   // when `url` is a VCS URL
-    bool editable = false;             // "-e"
-    std::vector<std::string> hashes;   // "sha256:<hex>" from --hash options, in order
+    std::string url;                  // "name @ url", a bare URL or a VCS URL; empty otherwise
+    std::optional<pep::VcsUrl> vcs;   // when `url` is a VCS URL
+    bool editable = false;            // "-e"
+    std::vector<std::string> hashes;  // "sha256:<hex>" from --hash options, in order
     // For a requirement without a name (a path or URL whose metadata will tell it): the extras
     // ("./pkg[gpu]") and the marker ("https://…/x.tar.gz ; python_version < '3.10'") that
     // `requirement` would otherwise carry.
     std::vector<std::string> unnamed_extras;
     std::optional<pep::Marker> unnamed_marker;
-    std::string name() const;          // the normalised name, or "" when unknown
+    std::string name() const;  // the normalised name, or "" when unknown
 };
 
 struct RequirementsOptions {
@@ -73,7 +58,7 @@ struct RequirementsOptions {
 struct RequirementsFile {
     std::vector<RequirementLine> requirements;  // from the file and its -r includes, in order
     std::vector<RequirementLine> constraints;   // from -c files (and their nested files)
-    RequirementsOptions options;  // from the file and all it includes (-c files too)
+    RequirementsOptions options;                // from the file and all it includes (-c files too)
     // Every file read, in the order they were first opened (the input hash covers them). Text
     // given to parse_requirements_text() was not read: only the files it includes are here.
     std::vector<std::filesystem::path> files;
