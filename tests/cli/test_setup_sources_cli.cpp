@@ -282,7 +282,7 @@ TEST_F(SetupSourcesCli, ALockPinsTheBranchAndOnlyUpgradePackageMovesIt) {
     ASSERT_EQ(git_wheel_builds(), 1u);
 
     // A new commit on main (same version): locking again keeps the pinned commit.
-    build::test::write_text(repo / "CHANGES", "second commit\n");
+    build::test::write_file(repo / "CHANGES", "second commit\n");
     build::test::git(repo, {"add", "-A"});
     build::test::git(repo, {"commit", "-q", "-m", "second"});
     const auto newer = build::test::git(repo, {"rev-parse", "HEAD"});
