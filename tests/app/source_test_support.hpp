@@ -53,8 +53,8 @@ inline std::string pyproject_text(const SourceProject& project) {
 }
 
 inline void write_project(const stdfs::path& dir, const SourceProject& project) {
-    build::test::write_text(dir / "pyproject.toml", pyproject_text(project));
-    build::test::write_text(dir / "backend" / "testbackend.py", backend_text(project));
+    build::test::write_file(dir / "pyproject.toml", pyproject_text(project));
+    build::test::write_file(dir / "backend" / "testbackend.py", backend_text(project));
 }
 
 // An sdist "<name>-<version>.tar.gz" of `project` in `out_dir` with the given PKG-INFO.
@@ -107,7 +107,7 @@ inline std::size_t count_lines_starting(const stdfs::path& marker, const std::st
     std::error_code ec;
     if (!stdfs::exists(marker, ec)) return 0;
     std::size_t n = 0;
-    for (const auto& line : build::test::lines_of(build::test::read_text(marker))) {
+    for (const auto& line : build::test::lines_of(build::test::read_file_or_empty(marker))) {
         if (line.starts_with(prefix)) ++n;
     }
     return n;

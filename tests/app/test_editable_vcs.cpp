@@ -62,9 +62,9 @@ class EditableVcsTest : public ::testing::Test {
 
     void write_files(const std::string& value) {
         source_test::write_project(repo, project);
-        build::test::write_text(repo / "backend" / "testbackend.py",
+        build::test::write_file(repo / "backend" / "testbackend.py",
                                 source_test::backend_text(project) + editable_hook);
-        build::test::write_text(repo / "git_demo" / "__init__.py", "VALUE = '" + value + "'\n");
+        build::test::write_file(repo / "git_demo" / "__init__.py", "VALUE = '" + value + "'\n");
     }
 
     std::string commit_again(const std::string& value) {
@@ -147,8 +147,9 @@ TEST_F(EditableVcsTest, ClonesIntoPrefixSrcAndImportsFromThere) {
     EXPECT_FALSE(built[0].from_cache);
     EXPECT_EQ(built[0].wheel.parent_path(), work.path() / "wheels");  // never cached
     EXPECT_EQ(source_test::count_lines_starting(marker, "build_editable"), 1u);
-    EXPECT_NE(build::test::read_text(marker).find("cwd=" + src.string()), std::string::npos)
-        << build::test::read_text(marker);
+    EXPECT_NE(build::test::read_file_or_empty(marker).find("cwd=" + src.string()),
+              std::string::npos)
+        << build::test::read_file_or_empty(marker);
 
     // A real clone at the locked commit whose origin is the repository.
     EXPECT_EQ(build::test::git(src, {"rev-parse", "HEAD"}), commit);
@@ -163,9 +164,9 @@ TEST_F(EditableVcsTest, ClonesIntoPrefixSrcAndImportsFromThere) {
 
     EXPECT_EQ(install_and_import(built[0]),
               "one " + (src / "git_demo" / "__init__.py").string() + "\n");
-    EXPECT_EQ(build::test::read_text(dist_info / "direct_url.json"), *built[0].direct_url);
+    EXPECT_EQ(build::test::read_file(dist_info / "direct_url.json"), *built[0].direct_url);
     // An edit in the clone shows without reinstalling.
-    build::test::write_text(src / "git_demo" / "__init__.py", "VALUE = 'edited'\n");
+    build::test::write_file(src / "git_demo" / "__init__.py", "VALUE = 'edited'\n");
     EXPECT_EQ(import_value(), "edited " + (src / "git_demo" / "__init__.py").string() + "\n");
 }
 
@@ -173,15 +174,15 @@ TEST_F(EditableVcsTest, ASecondBuildLeavesTheCloneAndItsEditsAlone) {
     const auto p = package(commit);
     build(p);
     const stdfs::path src = prefix / "src" / "git-demo";
-    build::test::write_text(src / "git_demo" / "__init__.py", "VALUE = 'edited'\n");
-    build::test::write_text(src / "notes.txt", "mine\n");
+    build::test::write_file(src / "git_demo" / "__init__.py", "VALUE = 'edited'\n");
+    build::test::write_file(src / "notes.txt", "mine\n");
 
     auto again = build(p);
     ASSERT_EQ(again.size(), 1u);
     EXPECT_TRUE(again[0].editable);
     EXPECT_EQ(build::test::git(src, {"rev-parse", "HEAD"}), commit);
-    EXPECT_EQ(build::test::read_text(src / "git_demo" / "__init__.py"), "VALUE = 'edited'\n");
-    EXPECT_EQ(build::test::read_text(src / "notes.txt"), "mine\n");
+    EXPECT_EQ(build::test::read_file(src / "git_demo" / "__init__.py"), "VALUE = 'edited'\n");
+    EXPECT_EQ(build::test::read_file(src / "notes.txt"), "mine\n");
     EXPECT_EQ(install_and_import(again[0]),
               "edited " + (src / "git_demo" / "__init__.py").string() + "\n");
 }
@@ -189,13 +190,13 @@ TEST_F(EditableVcsTest, ASecondBuildLeavesTheCloneAndItsEditsAlone) {
 TEST_F(EditableVcsTest, ACleanCloneMovesToANewlyLockedCommit) {
     build(package(commit));
     const stdfs::path src = prefix / "src" / "git-demo";
-    build::test::write_text(src / "notes.txt", "untracked survive\n");
+    build::test::write_file(src / "notes.txt", "untracked survive\n");
     const std::string second = commit_again("two");
 
     auto built = build(package(second));
     ASSERT_EQ(built.size(), 1u);
     EXPECT_EQ(build::test::git(src, {"rev-parse", "HEAD"}), second);
-    EXPECT_EQ(build::test::read_text(src / "notes.txt"), "untracked survive\n");
+    EXPECT_EQ(build::test::read_file(src / "notes.txt"), "untracked survive\n");
     EXPECT_EQ(install_and_import(built[0]),
               "two " + (src / "git_demo" / "__init__.py").string() + "\n");
 }
@@ -203,7 +204,7 @@ TEST_F(EditableVcsTest, ACleanCloneMovesToANewlyLockedCommit) {
 TEST_F(EditableVcsTest, ACloneWithChangesIsNotMovedToAnotherCommit) {
     build(package(commit));
     const stdfs::path src = prefix / "src" / "git-demo";
-    build::test::write_text(src / "git_demo" / "__init__.py", "VALUE = 'edited'\n");
+    build::test::write_file(src / "git_demo" / "__init__.py", "VALUE = 'edited'\n");
     const std::string second = commit_again("two");
 
     try {
@@ -218,13 +219,13 @@ TEST_F(EditableVcsTest, ACloneWithChangesIsNotMovedToAnotherCommit) {
                                 "on them, lock the commit you want instead");
     }
     EXPECT_EQ(build::test::git(src, {"rev-parse", "HEAD"}), commit);
-    EXPECT_EQ(build::test::read_text(src / "git_demo" / "__init__.py"), "VALUE = 'edited'\n");
+    EXPECT_EQ(build::test::read_file(src / "git_demo" / "__init__.py"), "VALUE = 'edited'\n");
     EXPECT_EQ(source_test::count_lines_starting(marker, "build_editable"), 1u);
 }
 
 TEST_F(EditableVcsTest, AFolderThatIsNotAGitCheckoutIsRefused) {
     const stdfs::path src = prefix / "src" / "git-demo";
-    build::test::write_text(src / "setup.py", "# someone else's\n");
+    build::test::write_file(src / "setup.py", "# someone else's\n");
     try {
         build(package(commit));
         FAIL() << "a foreign folder was used";
@@ -234,7 +235,7 @@ TEST_F(EditableVcsTest, AFolderThatIsNotAGitCheckoutIsRefused) {
                                              "git-demo 1.2.3 cannot be checked out there");
         EXPECT_EQ(e.hint(), "move or remove " + src.string() + ", then sync again");
     }
-    EXPECT_EQ(build::test::read_text(src / "setup.py"), "# someone else's\n");
+    EXPECT_EQ(build::test::read_file(src / "setup.py"), "# someone else's\n");
 }
 
 }  // namespace

@@ -13,16 +13,14 @@
 #include "aitk/util/error.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
+#include "test_files.hpp"
 
 namespace aitk::app {
 namespace {
 
 namespace stdfs = std::filesystem;
 
-void write(const stdfs::path& path, const std::string& text) {
-    stdfs::create_directories(path.parent_path());
-    fs::write_file_atomic(path, text);
-}
+using aitk::test::write_file;
 
 TEST(SnapshotBackend, TorchLocalLabelNamesTheBackend) {
     EXPECT_EQ(backend_of_torch_version("2.9.0+cu130"), "cu130");
@@ -122,9 +120,9 @@ TEST(SnapshotWheelInfo, TagsAreExpandedSortedAndBuildKept) {
 class SnapshotPrefix : public ::testing::Test {
   protected:
     void SetUp() override {
-        write(prefix() / "pyvenv.cfg",
-              "home = /usr/bin\ninclude-system-site-packages = false\n"
-              "version = 3.12.4\n");
+        write_file(prefix() / "pyvenv.cfg",
+                   "home = /usr/bin\ninclude-system-site-packages = false\n"
+                   "version = 3.12.4\n");
         stdfs::create_directories(site());
     }
     stdfs::path prefix() const { return work.path() / "venv"; }
@@ -140,12 +138,12 @@ class SnapshotPrefix : public ::testing::Test {
             metadata += "Requires-Dist: " + r + "\n";
         for (const auto& e : extras)
             metadata += "Provides-Extra: " + e + "\n";
-        write(info / "METADATA", metadata);
-        write(info / "WHEEL", "Wheel-Version: 1.0\nTag: py3-none-any\n");
-        write(info / "INSTALLER", "pip\n");
-        write(info / "RECORD", name + "-" + version + ".dist-info/METADATA,,\n");
-        if (requested) write(info / "REQUESTED", "");
-        if (!direct_url.empty()) write(info / "direct_url.json", direct_url);
+        write_file(info / "METADATA", metadata);
+        write_file(info / "WHEEL", "Wheel-Version: 1.0\nTag: py3-none-any\n");
+        write_file(info / "INSTALLER", "pip\n");
+        write_file(info / "RECORD", name + "-" + version + ".dist-info/METADATA,,\n");
+        if (requested) write_file(info / "REQUESTED", "");
+        if (!direct_url.empty()) write_file(info / "direct_url.json", direct_url);
     }
     static std::string wheel_url(const std::string& name, const std::string& version) {
         return R"({"archive_info": {"hashes": {"sha256": ")" + std::string(64, 'a') +
@@ -235,7 +233,7 @@ TEST_F(SnapshotPrefix, InstallerToolsStayWhenNeededAndTorchNamesTheBackend) {
 
 TEST_F(SnapshotPrefix, LocalFilesWithoutHashAreHashedAndMissingOnesSaySo) {
     auto wheel = work.path() / "files" / "solo-1.0-py3-none-any.whl";
-    write(wheel, "not really a zip");
+    write_file(wheel, "not really a zip");
     dist("solo", "1.0", {}, {}, true,
          R"({"archive_info": {}, "url": ")" + index::path_to_file_url(wheel) + R"("})");
     auto outcome = snapshot_prefix(request());
@@ -327,7 +325,7 @@ TEST_F(SnapshotPrefix, ReceiptVouchesForWhatAitkEnvInstalledAndKeepsItsTarget) {
     receipt.wheel_sha256 = {{"app", sha_a}, {"lib", sha_b}};
     receipt.write(layout.state);
     dist("app", "1.0", {"lib"}, {}, true, "");
-    write(site() / "app-1.0.dist-info" / "INSTALLER", "aitk-env\n");
+    write_file(site() / "app-1.0.dist-info" / "INSTALLER", "aitk-env\n");
     dist("lib", "2.1", {}, {}, false, wheel_url("lib", "2.1"));
 
     auto outcome = snapshot_prefix(request());
@@ -347,7 +345,7 @@ TEST_F(SnapshotPrefix, ReceiptVouchesForWhatAitkEnvInstalledAndKeepsItsTarget) {
 }
 
 TEST_F(SnapshotPrefix, NoVersionInPyvenvCfgIsBadInput) {
-    write(prefix() / "pyvenv.cfg", "home = /usr/bin\nversion = 3.12\n");
+    write_file(prefix() / "pyvenv.cfg", "home = /usr/bin\nversion = 3.12\n");
     try {
         (void)snapshot_prefix(request());
         FAIL() << "no error";

@@ -3,11 +3,8 @@
 // with a tiny in-tree PEP 517 backend (pure Python, writes a real wheel with zipfile) whose
 // hooks append to a marker file, and a provider that records what it was asked for.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,40 +12,21 @@
 #include "aitk/python/discovery.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "test_files.hpp"
 
 namespace aitk::build::test {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int n = 0;
-        path = fs::temp_directory_path() /
-               ("aitk-build-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-        path = fs::canonical(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
+// The shared temp folder (tests/support/test_files.hpp) with its path resolved: git and Python
+// report real paths, and the tests compare theirs with them.
+struct TempDir : aitk::test::TempDir {
+    TempDir() : aitk::test::TempDir("build") { path = fs::canonical(path); }
 };
 
-inline std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-inline void write_text(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
+using aitk::test::read_file;
+using aitk::test::read_file_or_empty;
+using aitk::test::write_file;
 
 inline std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> out;
@@ -185,10 +163,10 @@ inline std::string expected_metadata(const BackendSpec& spec) {
 // A project using the backend in-tree: pyproject.toml with backend-path = ["backend"].
 inline void write_backend_project(const fs::path& dir, const BackendSpec& spec,
                                   const std::string& requires_list = "[]") {
-    write_text(dir / "pyproject.toml", "[build-system]\nrequires = " + requires_list +
+    write_file(dir / "pyproject.toml", "[build-system]\nrequires = " + requires_list +
                                            "\nbuild-backend = \"testbackend\"\n"
                                            "backend-path = [\"backend\"]\n");
-    write_text(dir / "backend" / "testbackend.py", backend_source(spec));
+    write_file(dir / "backend" / "testbackend.py", backend_source(spec));
 }
 
 // Records each prepare() call; gives the site-packages folders it was set up with.

@@ -16,8 +16,9 @@
 namespace aitk::build {
 namespace {
 
-using test::read_text;
-using test::write_text;
+using test::read_file;
+using test::read_file_or_empty;
+using test::write_file;
 
 class BuildTest : public ::testing::Test {
   protected:
@@ -43,7 +44,7 @@ class BuildTest : public ::testing::Test {
     }
     std::vector<std::string> hooks_run() {
         std::vector<std::string> out;
-        for (const auto& line : test::lines_of(read_text(marker))) {
+        for (const auto& line : test::lines_of(read_file_or_empty(marker))) {
             out.push_back(line.substr(0, line.find(' ')));
         }
         return out;
@@ -99,7 +100,7 @@ TEST_F(BuildTest, GitSourceBuildsAWheelWithRightNameAndMetadata) {
     EXPECT_EQ(provider.purposes,
               (std::vector<std::string>{"build requirements of git+" +
                                         test::file_url(project.path) + "@" + commit}));
-    auto lines = test::lines_of(read_text(marker));
+    auto lines = test::lines_of(read_file_or_empty(marker));
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_TRUE(
         lines[0].starts_with("get_requires_for_build_wheel PYTHONPATH=- NOUSERSITE=1 PIP=- cwd="))
@@ -187,7 +188,7 @@ TEST_F(BuildTest, SubdirectoryProjectIsBuilt) {
               "git+" + test::file_url(project.path) + "@" + project.commit + "#subdirectory=sub");
     auto built = build_wheel(source, provider, test::interpreter(), options());
     EXPECT_EQ(built.path.filename(), "sub_pkg-0.1-py3-none-any.whl");
-    auto lines = test::lines_of(read_text(marker));
+    auto lines = test::lines_of(read_file_or_empty(marker));
     ASSERT_FALSE(lines.empty());
     EXPECT_TRUE(lines.back().ends_with("/checkout/sub")) << lines.back();
 }
@@ -242,7 +243,7 @@ TEST_F(BuildTest, ExtraRequirementsFromTheBackendGetASecondEnvironment) {
     EXPECT_TRUE(std::filesystem::exists(built.path));
     EXPECT_EQ(with_env.calls, (std::vector<std::vector<std::string>>{
                                   {"flit_core", "wheel"}, {"flit_core", "wheel", "cython>=3.0"}}));
-    auto lines = test::lines_of(read_text(marker));
+    auto lines = test::lines_of(read_file_or_empty(marker));
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_TRUE(lines[1].starts_with("build_wheel PYTHONPATH=" + (dir.path / "env-site").string() +
                                      " NOUSERSITE=1"))
@@ -276,7 +277,7 @@ TEST_F(BuildTest, FailingBackendKeepsItsFilesForTheReproduceCommand) {
 }
 
 TEST_F(BuildTest, BadPyprojectIsABuildErrorWithItsLocation) {
-    write_text(dir.path / "project" / "pyproject.toml", "[build-system\nrequires = []\n");
+    write_file(dir.path / "project" / "pyproject.toml", "[build-system\nrequires = []\n");
     try {
         build_wheel(BuildSource::directory(dir.path / "project"), provider, test::interpreter(),
                     options());
@@ -313,7 +314,7 @@ TEST_F(BuildTest, SdistIsBuiltFromAnUnpackedCopyAndCachedBySha256) {
     EXPECT_TRUE(again.from_cache);
     EXPECT_EQ(hooks_run(),
               (std::vector<std::string>{"get_requires_for_build_wheel", "build_wheel"}));
-    EXPECT_EQ(read_text(wheels.entry_dir(
+    EXPECT_EQ(read_file(wheels.entry_dir(
                             WheelCacheKey::for_interpreter(source.id(), test::interpreter())) /
                         "source.txt"),
               "sha256:" + sha + "\n");
@@ -333,10 +334,10 @@ TEST_F(BuildTest, NotIsolatedBuildsAreNotCached) {
 }
 
 TEST_F(BuildTest, EditableWheel) {
-    test::write_text(
+    test::write_file(
         dir.path / "project" / "pyproject.toml",
         "[build-system]\nrequires = []\nbuild-backend = \"eb\"\nbackend-path = [\".\"]\n");
-    test::write_text(
+    test::write_file(
         dir.path / "project" / "eb.py",
         "import os, zipfile\n"
         "def get_requires_for_build_editable(config_settings=None):\n"
@@ -398,13 +399,13 @@ TEST_F(BuildTest, SetuptoolsProject) {
     if (!std::filesystem::exists(python)) GTEST_SKIP() << python << " is not installed";
 
     auto project = dir.path / "tiny";
-    write_text(project / "pyproject.toml",
+    write_file(project / "pyproject.toml",
                "[build-system]\nrequires = [\"setuptools>=40.8.0\", \"wheel\"]\n"
                "build-backend = \"setuptools.build_meta\"\n");
-    write_text(project / "setup.cfg",
+    write_file(project / "setup.cfg",
                "[metadata]\nname = tiny-thing\nversion = 0.4.2\n\n"
                "[options]\npackages = tiny_thing\ninstall_requires =\n    six>=1.16\n");
-    write_text(project / "tiny_thing" / "__init__.py", "ANSWER = 42\n");
+    write_file(project / "tiny_thing" / "__init__.py", "ANSWER = 42\n");
     auto layout = install::PrefixLayout::for_venv(dir.path / "buildenv", "3.11", false);
     for (const auto& w : {setuptools, wheel}) {
         auto unpacked = dir.path / "unpacked" / w.filename();

@@ -71,7 +71,7 @@ TEST(BuildSystem, MissingFileGivesTheLegacyDefault) {
 
 TEST(BuildSystem, ReadsTheProjectsFile) {
     test::TempDir dir;
-    test::write_text(dir.path / "pyproject.toml",
+    test::write_file(dir.path / "pyproject.toml",
                      "[build-system]\nrequires = [\"flit_core >=3.2,<4\"]\n"
                      "build-backend = \"flit_core.buildapi\"\n");
     auto read = read_build_system(dir.path);
@@ -82,7 +82,7 @@ TEST(BuildSystem, ReadsTheProjectsFile) {
 
 TEST(BuildSystem, BadTomlIsReportedWithLineAndColumn) {
     test::TempDir dir;
-    test::write_text(dir.path / "pyproject.toml",
+    test::write_file(dir.path / "pyproject.toml",
                      "[build-system]\nrequires = [\"setuptools\"\nbuild-backend = 1\n");
     auto read = read_build_system(dir.path);
     ASSERT_FALSE(read);

@@ -11,8 +11,9 @@ namespace aitk::build {
 namespace {
 
 using test::git;
-using test::read_text;
-using test::write_text;
+using test::read_file;
+using test::read_file_or_empty;
+using test::write_file;
 
 // A repository with two commits on main, an annotated tag on the first, and a project in
 // "sub/" besides the one at the root.
@@ -23,13 +24,13 @@ struct Repository {
 
     Repository() {
         test::run({"git", "init", "--quiet", "-b", "main", path.string()});
-        write_text(path / "pyproject.toml", "[build-system]\nrequires = []\n");
-        write_text(path / "sub" / "pyproject.toml", "# the sub project\n");
+        write_file(path / "pyproject.toml", "[build-system]\nrequires = []\n");
+        write_file(path / "sub" / "pyproject.toml", "# the sub project\n");
         git(path, {"add", "-A"});
         git(path, {"commit", "--quiet", "-m", "first"});
         git(path, {"tag", "-a", "v1.0", "-m", "release 1.0"});
         first = git(path, {"rev-parse", "HEAD"});
-        write_text(path / "CHANGES", "second\n");
+        write_file(path / "CHANGES", "second\n");
         git(path, {"add", "-A"});
         git(path, {"commit", "--quiet", "-m", "second"});
         git(path, {"branch", "feature", first});
@@ -49,7 +50,7 @@ pep::VcsUrl parsed(const std::string& url) {
 // A git that logs each command line before running the real one.
 std::string logging_git(const std::filesystem::path& dir) {
     auto script = dir / "git-logged";
-    write_text(script,
+    write_file(script,
                "#!/bin/sh\necho \"$*\" >> '" + (dir / "git.log").string() + "'\nexec git \"$@\"\n");
     std::filesystem::permissions(script, std::filesystem::perms::owner_all);
     return script.string();
@@ -162,7 +163,7 @@ TEST_F(GitCacheTest, ResolvesBranchesTagsAndCommits) {
 TEST_F(GitCacheTest, ABranchThatMovesIsFetchedAgain) {
     GitCache git(store);
     EXPECT_EQ(git.resolve(parsed(repo.url("@main"))), repo.second);
-    write_text(repo.path / "THIRD", "3\n");
+    write_file(repo.path / "THIRD", "3\n");
     test::git(repo.path, {"add", "-A"});
     test::git(repo.path, {"commit", "--quiet", "-m", "third"});
     std::string third = test::git(repo.path, {"rev-parse", "HEAD"});
@@ -211,7 +212,7 @@ TEST_F(GitCacheTest, ChecksOutACommitWithItsHistory) {
     EXPECT_EQ(checkout.commit, repo.first);
     EXPECT_EQ(checkout.tree, git.checkout_dir(url.repository, repo.first));
     EXPECT_EQ(checkout.project, checkout.tree);
-    EXPECT_EQ(read_text(checkout.tree / "pyproject.toml"), "[build-system]\nrequires = []\n");
+    EXPECT_EQ(read_file(checkout.tree / "pyproject.toml"), "[build-system]\nrequires = []\n");
     EXPECT_FALSE(std::filesystem::exists(checkout.tree / "CHANGES"));  // second commit's file
     EXPECT_EQ(test::git(checkout.tree, {"rev-parse", "HEAD"}), repo.first);
     EXPECT_EQ(test::git(checkout.tree, {"describe", "--tags"}), "v1.0");
@@ -224,7 +225,7 @@ TEST_F(GitCacheTest, SubdirectoryIsTheProject) {
     auto url = parsed(repo.url("@main#subdirectory=sub"));
     auto checkout = git.checkout(url, git.resolve(url));
     EXPECT_EQ(checkout.project, checkout.tree / "sub");
-    EXPECT_EQ(read_text(checkout.project / "pyproject.toml"), "# the sub project\n");
+    EXPECT_EQ(read_file(checkout.project / "pyproject.toml"), "# the sub project\n");
 
     auto missing = parsed(repo.url("@main#subdirectory=nowhere"));
     try {
@@ -244,7 +245,7 @@ TEST_F(GitCacheTest, CachedCheckoutAndKnownCommitNeedNoRepository) {
     auto url = parsed(repo.url("@main"));
     const std::string commit = git.resolve(url);
     auto first = git.checkout(url, commit);
-    std::string log = read_text(cache_dir.path / "git.log");
+    std::string log = read_file_or_empty(cache_dir.path / "git.log");
     EXPECT_NE(log.find("fetch"), std::string::npos);
     EXPECT_NE(log.find("clone"), std::string::npos);
 
@@ -257,7 +258,7 @@ TEST_F(GitCacheTest, CachedCheckoutAndKnownCommitNeedNoRepository) {
     // A full commit id already in the mirror is answered there, without a fetch.
     auto pinned = parsed(repo.url("@" + commit));
     EXPECT_EQ(git.resolve(pinned), commit);
-    for (const auto& line : test::lines_of(read_text(cache_dir.path / "git.log"))) {
+    for (const auto& line : test::lines_of(read_file_or_empty(cache_dir.path / "git.log"))) {
         // (-c protocol.file.allow=always: only for file:// repositories, whose submodules
         // may be local too)
         EXPECT_TRUE(line.starts_with("-c protocol.file.allow=always rev-parse ")) << line;
@@ -303,7 +304,7 @@ TEST_F(GitCacheTest, TwoAtOnceMakeOneCheckout) {
     EXPECT_EQ(errors[0], "");
     EXPECT_EQ(errors[1], "");
     EXPECT_EQ(trees[0], trees[1]);
-    EXPECT_EQ(read_text(trees[0] / "CHANGES"), "second\n");
+    EXPECT_EQ(read_file(trees[0] / "CHANGES"), "second\n");
     // Nothing left in staging.
     std::size_t staged = 0;
     if (std::filesystem::exists(store.temp_dir())) {
@@ -316,7 +317,7 @@ TEST_F(GitCacheTest, TwoAtOnceMakeOneCheckout) {
 TEST_F(GitCacheTest, SubmodulesAreCheckedOut) {
     auto library = repo.dir.path / "library";
     test::run({"git", "init", "--quiet", "-b", "main", library.string()});
-    write_text(library / "lib.txt", "library file\n");
+    write_file(library / "lib.txt", "library file\n");
     test::git(library, {"add", "-A"});
     test::git(library, {"commit", "--quiet", "-m", "lib"});
     test::git(repo.path, {"-c", "protocol.file.allow=always", "submodule", "add", "--quiet",
@@ -326,7 +327,7 @@ TEST_F(GitCacheTest, SubmodulesAreCheckedOut) {
 
     GitCache git(store);
     auto checkout = git.checkout(parsed(repo.url()), commit);
-    EXPECT_EQ(read_text(checkout.tree / "third_party" / "lib" / "lib.txt"), "library file\n");
+    EXPECT_EQ(read_file(checkout.tree / "third_party" / "lib" / "lib.txt"), "library file\n");
 }
 
 }  // namespace

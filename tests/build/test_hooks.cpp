@@ -8,8 +8,8 @@
 namespace aitk::build {
 namespace {
 
-using test::read_text;
-using test::write_text;
+using test::read_file;
+using test::write_file;
 
 // A project whose backend module "b" is `source`, in-tree under backend/.
 struct Project {
@@ -19,7 +19,7 @@ struct Project {
     BuildSystem system;
 
     explicit Project(const std::string& source) {
-        write_text(root / "backend" / "b.py", source);
+        write_file(root / "backend" / "b.py", source);
         std::filesystem::create_directories(out);
         system.backend = "b";
         system.backend_path = {"backend"};
@@ -247,7 +247,7 @@ TEST(Hooks, BackendPathMustHoldTheBackend) {
 
 TEST(Hooks, BackendPathLinkLeavingTheTreeIsRefused) {
     Project p("");
-    write_text(p.dir.path / "outside" / "b.py", "");
+    write_file(p.dir.path / "outside" / "b.py", "");
     std::filesystem::create_directory_symlink(p.dir.path / "outside", p.root / "escape");
     p.system.backend_path = {"escape"};
     try {
@@ -332,7 +332,7 @@ TEST_P(DriverVersions, PreparesMetadataThroughTheFallback) {
     EXPECT_TRUE(result.hook_missing);
     EXPECT_EQ(result.name, "demo_pkg-1.2.3.dist-info");
     EXPECT_EQ(result.fallback_wheel, "demo_pkg-1.2.3-py3-none-any.whl");
-    EXPECT_EQ(read_text(call.metadata_directory / result.name / "METADATA"),
+    EXPECT_EQ(read_file(call.metadata_directory / result.name / "METADATA"),
               test::expected_metadata(spec));
     EXPECT_TRUE(std::filesystem::exists(p.out / result.fallback_wheel));
 }

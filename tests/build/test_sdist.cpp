@@ -26,7 +26,7 @@ TEST(Sdist, TarGzProjectIsTheSingleTopLevelFolder) {
          WriteEntry::file("demo-1.0/src/demo/__init__.py", "")});
     auto unpacked = unpack_sdist(sdist, dir.path / "out");
     EXPECT_EQ(unpacked.project, dir.path / "out" / "demo-1.0");
-    EXPECT_EQ(test::read_text(unpacked.project / "pyproject.toml"), "[project]\n");
+    EXPECT_EQ(test::read_file(unpacked.project / "pyproject.toml"), "[project]\n");
     EXPECT_TRUE(std::filesystem::exists(unpacked.project / "src" / "demo" / "__init__.py"));
     ASSERT_TRUE(unpacked.pkg_info_text);
     EXPECT_EQ(*unpacked.pkg_info_text, pkg_info);
@@ -44,7 +44,7 @@ TEST(Sdist, ZipWithoutPkgInfo) {
                            {WriteEntry::file("demo-1.0/setup.py", "print('hi')\n")});
     auto unpacked = unpack_sdist(sdist, dir.path / "out");
     EXPECT_EQ(unpacked.project, dir.path / "out" / "demo-1.0");
-    EXPECT_EQ(test::read_text(unpacked.project / "setup.py"), "print('hi')\n");
+    EXPECT_EQ(test::read_file(unpacked.project / "setup.py"), "print('hi')\n");
     EXPECT_FALSE(unpacked.pkg_info_text);
     EXPECT_FALSE(unpacked.pkg_info);
 }

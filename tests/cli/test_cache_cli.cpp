@@ -8,19 +8,13 @@
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/hash.hpp"
 #include "run_cli.hpp"
+#include "test_files.hpp"
 
 using aitk::test::run_cli;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path fresh_dir(const std::string& name) {
-    fs::path dir = fs::temp_directory_path() / ("aitk-cache-cli-" + name);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 void add_artifact(const fs::path& root, const std::string& content, const std::string& filename) {
     aitk::cache::Cache cache(root);
@@ -43,7 +37,8 @@ TEST(CacheCli, DirFollowsFlagThenEnvironment) {
 }
 
 TEST(CacheCli, InfoCountsAndCleanEmpties) {
-    fs::path root = fresh_dir("info");
+    aitk::test::TempDir dir("cache-cli-info");
+    const fs::path& root = dir.path;
     add_artifact(root, std::string(5000, 'a'), "a-1.0-py3-none-any.whl");
     add_artifact(root, "second", "b-1.0-py3-none-any.whl");
 
@@ -66,7 +61,8 @@ TEST(CacheCli, InfoCountsAndCleanEmpties) {
 }
 
 TEST(CacheCli, UnknownKindIsBadInput) {
-    fs::path root = fresh_dir("bad-kind");
+    aitk::test::TempDir dir("cache-cli-bad-kind");
+    const fs::path& root = dir.path;
     auto r = run_cli({"cache", "clean", "wheels", "--cache-dir", root.string()});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("unknown cache kind 'wheels'"), std::string::npos) << r.err;

@@ -13,7 +13,7 @@
 #include "run_cli.hpp"
 #include "test_data.hpp"
 
-using aitk::test::read_text;
+using aitk::test::read_file;
 using aitk::test::run_cli;
 
 namespace {
@@ -25,7 +25,7 @@ stdfs::path repository() {
 }
 
 const std::string& cli_doc() {
-    static const std::string text = read_text((repository() / "docs" / "cli.md").string());
+    static const std::string text = read_file((repository() / "docs" / "cli.md").string());
     return text;
 }
 
@@ -135,7 +135,7 @@ TEST(CliDocs, EveryEnvironmentVariableTheSourcesReadIsDocumented) {
     for (const auto& entry : stdfs::recursive_directory_iterator(repository() / "src")) {
         const auto ext = entry.path().extension();
         if (ext != ".cpp" && ext != ".hpp") continue;
-        const auto text = read_text(entry.path().string());
+        const auto text = read_file(entry.path().string());
         for (std::sregex_iterator it(text.begin(), text.end(), name), end; it != end; ++it)
             read.insert((*it)[1].str());
     }

@@ -45,10 +45,11 @@
 #include "aitk/install/installed.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/error.hpp"
-#include "test_machine.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
 #include "run_cli.hpp"
+#include "test_files.hpp"
+#include "test_machine.hpp"
 
 extern char** environ;
 
@@ -64,11 +65,6 @@ constexpr int workers = 2;
 // AITK_ENV_HTTP_TIMEOUT of the schedules: long enough that a busy machine does not stall a
 // healthy transfer that long; a schedule with a slow fault (and nothing else) uses 1 s.
 constexpr int http_timeout_s = 2;
-
-std::string read_or_empty(const stdfs::path& p) {
-    std::error_code ec;
-    return stdfs::exists(p, ec) ? fs::read_file(p) : std::string();
-}
 
 // ---- the binary, run in a folder of its own ------------------------------------------------
 
@@ -101,8 +97,8 @@ Run run_binary(const stdfs::path& cwd, const std::vector<std::string>& args,
     if (::posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv.data(), environ) != 0) return run;
     int status = 0;
     if (::waitpid(pid, &status, 0) == pid && WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-    run.out = read_or_empty(out);
-    run.err = read_or_empty(err);
+    run.out = aitk::test::read_file_or_empty(out);
+    run.err = aitk::test::read_file_or_empty(err);
     std::error_code ec;
     stdfs::remove(out, ec);
     stdfs::remove(err, ec);

@@ -30,6 +30,7 @@
 #include "nginx_process.hpp"
 #include "run_cli.hpp"
 #include "test_data.hpp"
+#include "test_files.hpp"
 
 extern char** environ;
 
@@ -42,11 +43,6 @@ const std::string python_bin = "/root/.pyenv/versions/3.11.7/bin";
 const std::string template_file =
     std::string(AITK_TEST_DATA_DIR) + "/../../templates/nginx-pull-through.conf";
 constexpr int nodes = 16;
-
-std::string read_or_empty(const stdfs::path& p) {
-    std::error_code ec;
-    return stdfs::exists(p, ec) ? fs::read_file(p) : std::string();
-}
 
 // The origin logs paths decoded ("gamma-3.1+local.1"); the lock keeps them encoded.
 std::string percent_decode(const std::string& text) {
@@ -128,8 +124,12 @@ class CacheServer {
 
     bool running() const { return process_ && process_->running(); }
     const Adapted& adapted() const { return adapted_; }
-    std::string error_log() const { return read_or_empty(work_.path() / "error.log"); }
-    std::string access_log() const { return read_or_empty(work_.path() / "aitk-env-cache.log"); }
+    std::string error_log() const {
+        return aitk::test::read_file_or_empty(work_.path() / "error.log");
+    }
+    std::string access_log() const {
+        return aitk::test::read_file_or_empty(work_.path() / "aitk-env-cache.log");
+    }
 
   private:
     fs::TempDir work_ = fs::TempDir::create("aitk-fleet-nginx");
@@ -166,8 +166,8 @@ class Node {
         if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_ && WIFEXITED(status))
             result.exit_code = WEXITSTATUS(status);
         pid_ = -1;
-        result.out = read_or_empty(dir_ / "out");
-        result.err = read_or_empty(dir_ / "err");
+        result.out = aitk::test::read_file_or_empty(dir_ / "out");
+        result.err = aitk::test::read_file_or_empty(dir_ / "err");
         return result;
     }
     ~Node() {

@@ -22,6 +22,7 @@
 #include "mirror_builder.hpp"
 #include "nginx_process.hpp"
 #include "run_cli.hpp"
+#include "test_files.hpp"
 
 namespace aitk::test {
 namespace {
@@ -51,15 +52,14 @@ class Nginx {
     std::string url(const std::string& path) const {
         return "http://127.0.0.1:" + std::to_string(port_) + path;
     }
-    std::string error_log() const { return read_or_empty(work_.path() / "error.log"); }
-    std::string access_log() const { return read_or_empty(work_.path() / "access.log"); }
-
-  private:
-    static std::string read_or_empty(const stdfs::path& p) {
-        std::error_code ec;
-        return stdfs::exists(p, ec) ? fs::read_file(p) : std::string();
+    std::string error_log() const {
+        return aitk::test::read_file_or_empty(work_.path() / "error.log");
+    }
+    std::string access_log() const {
+        return aitk::test::read_file_or_empty(work_.path() / "access.log");
     }
 
+  private:
     fs::TempDir work_ = fs::TempDir::create("aitk-nginx");
     std::uint16_t port_;
     std::optional<NginxProcess> process_;

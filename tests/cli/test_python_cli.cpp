@@ -17,6 +17,7 @@
 #include "aitk/util/utf8.hpp"
 #include "http_server.hpp"
 #include "run_cli.hpp"
+#include "test_files.hpp"
 
 using aitk::test::run_cli;
 using nlohmann::json;
@@ -27,17 +28,11 @@ namespace {
 const fs::path kPyenv = "/root/.pyenv";
 
 struct Sandbox {
-    fs::path dir;
-    explicit Sandbox(const std::string& name) {
-        dir = fs::temp_directory_path() /
-              ("aitk-python-cli-" + std::to_string(::getpid()) + "-" + name);
-        fs::remove_all(dir);
+    aitk::test::TempDir temp;
+    fs::path dir = temp.path;
+    explicit Sandbox(const std::string& name) : temp("python-cli-" + name) {
         fs::create_directories(dir / "bin");
         fs::create_directories(dir / "home");
-    }
-    ~Sandbox() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
     }
     fs::path cache() const { return dir / "cache"; }
 

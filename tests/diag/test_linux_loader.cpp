@@ -6,10 +6,10 @@
 
 #include <cstdlib>
 
-#include "../../src/diag/linux_loader.hpp"
 #include "aitk/diag/scan.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
+#include "linux_loader.hpp"  // private: src/diag
 #include "native_fixtures.hpp"
 
 namespace {

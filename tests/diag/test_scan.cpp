@@ -8,6 +8,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 #include "native_fixtures.hpp"
+#include "test_files.hpp"
 
 namespace {
 
@@ -15,11 +16,7 @@ namespace fs = std::filesystem;
 using namespace aitk::diag;
 using aitk::test::build_chain_dll;
 using aitk::test::build_chain_so;
-
-void write(const fs::path& file, const std::string& content) {
-    fs::create_directories(file.parent_path());
-    aitk::fs::write_file_atomic(file, content);
-}
+using aitk::test::write_file;
 
 ScanOptions linux_scan(const fs::path& root) {
     ScanOptions options;
@@ -80,9 +77,9 @@ TEST(Scan, FindingsAreOrderedByKindThenScanOrder) {
     auto one = build_chain_so(tmp.path() / "build" / "libone.so", {}, "libone.so");
     auto two = build_chain_so(tmp.path() / "build" / "libtwo.so", {}, "libtwo.so");
     build_chain_so(root / "b" / "libneedsone.so", {one});
-    write(root / "a" / "libbroken.so", std::string("\x7f"
-                                                   "ELF\x02",
-                                                   5));
+    write_file(root / "a" / "libbroken.so", std::string("\x7f"
+                                                        "ELF\x02",
+                                                        5));
     build_chain_so(root / "a" / "libneedstwo.so", {two});
     fs::remove(one);
     fs::remove(two);
@@ -110,7 +107,7 @@ TEST(Scan, WindowsImportersOfOneMissingDllMerge) {
 TEST(Scan, UnreadableDllAndBrokenSharedObject) {
     auto tmp = aitk::fs::TempDir::create("scan");
     fs::path root = tmp.path() / "root";
-    write(root / "pkg" / "bad.dll", "this is not a DLL\n");
+    write_file(root / "pkg" / "bad.dll", "this is not a DLL\n");
     auto report = scan_native_libraries(windows_scan(root));
     EXPECT_EQ(report.libraries, 1u);
     ASSERT_EQ(names(report), std::vector<std::string>{"unreadable bad.dll"});
@@ -123,10 +120,10 @@ TEST(Scan, UnreadableDllAndBrokenSharedObject) {
     // On Linux a .so is a library only when it is ELF (libc.so may be a linker script); one
     // that starts like ELF and breaks off is unreadable.
     fs::path lroot = tmp.path() / "lroot";
-    write(lroot / "libscript.so", "/* GNU ld script */\nGROUP ( x )\n");
-    write(lroot / "libcut.so.1", std::string("\x7f"
-                                             "ELF\x02\x01",
-                                             6));
+    write_file(lroot / "libscript.so", "/* GNU ld script */\nGROUP ( x )\n");
+    write_file(lroot / "libcut.so.1", std::string("\x7f"
+                                                  "ELF\x02\x01",
+                                                  6));
     report = scan_native_libraries(linux_scan(lroot));
     EXPECT_EQ(report.libraries, 1u);
     ASSERT_EQ(names(report), std::vector<std::string>{"unreadable libcut.so.1"});
@@ -204,7 +201,7 @@ TEST(Scan, BadRootsAreInputErrors) {
         EXPECT_EQ(std::string(e.what()), "cannot scan " + missing.string() + ": no such folder");
         EXPECT_FALSE(e.hint().empty());
     }
-    write(tmp.path() / "file", "x");
+    write_file(tmp.path() / "file", "x");
     try {
         scan_native_libraries(linux_scan(tmp.path() / "file"));
         FAIL() << "no error for a file as root";
@@ -218,7 +215,7 @@ TEST(Scan, MoreLibrariesThanTheLimitIsAnInputError) {
     auto tmp = aitk::fs::TempDir::create("scan");
     fs::path root = tmp.path() / "root";
     for (const char* name : {"a.dll", "b.dll", "c.pyd"})
-        write(root / name, "MZ");
+        write_file(root / name, "MZ");
     auto options = windows_scan(root);
     options.max_libraries = 3;
     EXPECT_EQ(scan_native_libraries(options).libraries, 3u);

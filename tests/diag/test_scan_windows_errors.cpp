@@ -5,13 +5,13 @@
 
 #include <algorithm>
 
-#include "../../src/diag/msvc_runtime.hpp"
-#include "../../src/diag/windows_checks.hpp"
 #include "aitk/diag/pe.hpp"
 #include "aitk/diag/scan.hpp"
 #include "aitk/fs/temp.hpp"
 #include "image_bytes.hpp"
+#include "msvc_runtime.hpp"  // private: src/diag
 #include "pe_fixtures.hpp"
+#include "windows_checks.hpp"  // private: src/diag
 
 namespace {
 

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 
-#include "../../src/diag/windows_loader.hpp"
 #include "aitk/diag/pe.hpp"
 #include "aitk/diag/scan.hpp"
 #include "aitk/fs/mapped_file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "native_fixtures.hpp"
+#include "windows_loader.hpp"  // private: src/diag
 
 namespace {
 

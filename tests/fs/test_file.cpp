@@ -5,37 +5,20 @@
 #include <filesystem>
 
 #include "aitk/util/error.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 
-namespace {
-
-class TempDir {
-  public:
-    TempDir() {
-        path_ = fs::temp_directory_path() /
-                ("aitk-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                 "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    const fs::path& path() const { return path_; }
-
-  private:
-    fs::path path_;
-};
-
-}  // namespace
+using aitk::test::TempDir;
 
 TEST(File, AtomicWriteReplacesAndLeavesNoTemporaries) {
     TempDir dir;
-    fs::path target = dir.path() / "lock.yml";
+    fs::path target = dir.path / "lock.yml";
     aitk::fs::write_file_atomic(target, "old\n");
     aitk::fs::write_file_atomic(target, "new content\n");
     EXPECT_EQ(aitk::fs::read_file(target), "new content\n");
     std::size_t entries = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path()))
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path))
         ++entries;
     EXPECT_EQ(entries, 1u);
 }
@@ -43,7 +26,7 @@ TEST(File, AtomicWriteReplacesAndLeavesNoTemporaries) {
 TEST(File, ReadingAMissingFileNamesIt) {
     TempDir dir;
     try {
-        aitk::fs::read_file(dir.path() / "missing.txt");
+        aitk::fs::read_file(dir.path / "missing.txt");
         FAIL() << "expected an error";
     } catch (const aitk::util::Error& e) {
         EXPECT_NE(std::string(e.what()).find("missing.txt"), std::string::npos);
@@ -53,6 +36,6 @@ TEST(File, ReadingAMissingFileNamesIt) {
 
 TEST(File, WritingIntoAMissingFolderFailsCleanly) {
     TempDir dir;
-    EXPECT_THROW(aitk::fs::write_file_atomic(dir.path() / "no" / "such" / "f", "x"),
+    EXPECT_THROW(aitk::fs::write_file_atomic(dir.path / "no" / "such" / "f", "x"),
                  aitk::util::Error);
 }

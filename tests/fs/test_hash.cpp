@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "aitk/util/hex.hpp"
+#include "test_files.hpp"
 
 using namespace aitk::fs;
 
@@ -25,13 +25,13 @@ TEST(Sha256, StreamingEqualsOneShotAndRestarts) {
 }
 
 TEST(Sha256, FileHashStreamsLargeFiles) {
-    auto path = std::filesystem::temp_directory_path() / "aitk-hash-test.bin";
+    aitk::test::TempDir dir("hash");
+    const auto path = dir.path / "large.bin";
     std::string content(300000, 'x');
     for (std::size_t i = 0; i < content.size(); i += 7)
         content[i] = static_cast<char>(i);
-    { std::ofstream(path, std::ios::binary) << content; }
+    aitk::test::write_file(path, content);
     EXPECT_EQ(sha256_file_hex(path), sha256_hex(content));
-    std::filesystem::remove(path);
 }
 
 TEST(Base64Url, RecordDigestForm) {

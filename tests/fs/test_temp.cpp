@@ -12,19 +12,14 @@
 #include <string>
 
 #include "aitk/fs/file.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using aitk::fs::PublishResult;
 using aitk::fs::TempDir;
+using aitk::test::write_file;
 
-namespace {
-
-void write(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(TempPath, NamesAreUniqueHiddenAndRecognisable) {
     std::set<std::string> seen;
@@ -55,7 +50,7 @@ TEST(TempDir, IsRemovedWithItsContentUnlessKept) {
         auto dir = TempDir::create("temp-test");
         removed = dir.path();
         EXPECT_TRUE(fs::is_directory(removed));
-        write(removed / "a" / "b.txt", "x");
+        write_file(removed / "a" / "b.txt", "x");
     }
     EXPECT_FALSE(fs::exists(removed));
 
@@ -86,7 +81,7 @@ TEST(TempDir, RemovesReadOnlyTrees) {
     {
         auto dir = TempDir::create("temp-test");
         p = dir.path();
-        write(p / "ro" / "f.txt", "x");
+        write_file(p / "ro" / "f.txt", "x");
         fs::permissions(p / "ro", fs::perms::owner_read | fs::perms::owner_exec);
     }
     EXPECT_FALSE(fs::exists(p));
@@ -94,8 +89,8 @@ TEST(TempDir, RemovesReadOnlyTrees) {
 
 TEST(Publish, MovesAFileButNeverReplaces) {
     auto dir = TempDir::create("temp-test");
-    write(dir.path() / "staged1", "one");
-    write(dir.path() / "staged2", "two");
+    write_file(dir.path() / "staged1", "one");
+    write_file(dir.path() / "staged2", "two");
     EXPECT_EQ(aitk::fs::publish(dir.path() / "staged1", dir.path() / "final"),
               PublishResult::published);
     EXPECT_FALSE(fs::exists(dir.path() / "staged1"));
@@ -107,12 +102,12 @@ TEST(Publish, MovesAFileButNeverReplaces) {
 
 TEST(Publish, MovesADirectoryButNeverReplacesOneEvenEmpty) {
     auto dir = TempDir::create("temp-test");
-    write(dir.path() / "stage" / "x" / "f.txt", "payload");
+    write_file(dir.path() / "stage" / "x" / "f.txt", "payload");
     EXPECT_EQ(aitk::fs::publish(dir.path() / "stage", dir.path() / "entry"),
               PublishResult::published);
     EXPECT_EQ(aitk::fs::read_file(dir.path() / "entry" / "x" / "f.txt"), "payload");
 
-    write(dir.path() / "stage2" / "g.txt", "other");
+    write_file(dir.path() / "stage2" / "g.txt", "other");
     EXPECT_EQ(aitk::fs::publish(dir.path() / "stage2", dir.path() / "entry"),
               PublishResult::already_exists);
     fs::create_directories(dir.path() / "empty");

@@ -11,6 +11,7 @@
 
 #include "aitk/fs/hash.hpp"
 #include "http_server.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using aitk::cache::ArtifactRef;
@@ -20,17 +21,6 @@ namespace {
 
 class ArtifactsTest : public ::testing::Test {
   protected:
-    static fs::path fresh_root() {
-        fs::path root =
-            fs::temp_directory_path() /
-            ("aitk-artifacts-" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-        fs::remove_all(root);
-        fs::create_directories(root);
-        return root;
-    }
-    void TearDown() override { fs::remove_all(root_); }
-
     ArtifactRef serve(const std::string& filename, const std::string& content) {
         server_.add_file("/packages/" + filename, content);
         return {aitk::fs::sha256_hex(content), filename, server_.url("/packages/" + filename)};
@@ -45,7 +35,8 @@ class ArtifactsTest : public ::testing::Test {
         return n;
     }
 
-    fs::path root_ = fresh_root();
+    aitk::test::TempDir dir_{"artifacts"};
+    fs::path root_ = dir_.path;
     aitk::test::HttpServer server_;
     aitk::cache::Cache cache_{root_ / "cache"};
 };

@@ -13,14 +13,12 @@
 
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <future>
 #include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "../../src/install/journal.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/lock.hpp"
 #include "aitk/fs/temp.hpp"
@@ -28,6 +26,8 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
+#include "journal.hpp"  // private: src/install
+#include "test_files.hpp"
 #include "wheel_builder.hpp"
 
 namespace stdfs = std::filesystem;
@@ -139,22 +139,19 @@ class Transaction : public ::testing::Test {
         install_wheel(target, r);
     }
 
-    void write(const stdfs::path& path, const std::string& content) {
-        stdfs::create_directories(path.parent_path());
-        std::ofstream(path, std::ios::binary) << content;
-    }
-
     // The old state: alpha 1.0, gone 1.0 and keep 1.0 with some bytecode, and a receipt.
     void reset() {
         stdfs::remove_all(prefix);
         install_into(layout, alpha1);
         install_into(layout, gone);
         install_into(layout, keep);
-        write(layout.purelib / "alpha/__pycache__/core.cpython-312.pyc", "pyc core");
-        write(layout.purelib / "alpha/__pycache__/old_only.cpython-312.pyc", "pyc old");
-        write(layout.purelib / "__pycache__/gone.cpython-312.pyc", "pyc gone");
-        write(layout.purelib / "__pycache__/keep.cpython-312.pyc", "pyc keep");
-        write(layout.state / "receipt.json", "old receipt\n");
+        aitk::test::write_file(layout.purelib / "alpha/__pycache__/core.cpython-312.pyc",
+                               "pyc core");
+        aitk::test::write_file(layout.purelib / "alpha/__pycache__/old_only.cpython-312.pyc",
+                               "pyc old");
+        aitk::test::write_file(layout.purelib / "__pycache__/gone.cpython-312.pyc", "pyc gone");
+        aitk::test::write_file(layout.purelib / "__pycache__/keep.cpython-312.pyc", "pyc keep");
+        aitk::test::write_file(layout.state / "receipt.json", "old receipt\n");
     }
 
     // The change under test, in one transaction.
@@ -516,8 +513,8 @@ TEST_F(Transaction, ASecondBeginInAnotherProcessWaitsForTheFirst) {
 #endif
 
 TEST_F(Transaction, ADamagedJournalIsAClearErrorAndChangesNothing) {
-    write(layout.state / "txn" / "journal",
-          "aitk-env transaction 1\nphase committing\ntrash ../x\n");
+    aitk::test::write_file(layout.state / "txn" / "journal",
+                           "aitk-env transaction 1\nphase committing\ntrash ../x\n");
     try {
         PrefixTransaction::begin(layout);
         FAIL() << "expected util::Error";

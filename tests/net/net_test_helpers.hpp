@@ -4,16 +4,15 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "portable_env.hpp"
 #include "aitk/net/clock.hpp"
 #include "aitk/net/downloader.hpp"
+#include "portable_env.hpp"
+#include "test_files.hpp"
 
 namespace aitk::test {
 
@@ -50,17 +49,6 @@ inline std::string random_bytes(std::size_t size, unsigned seed) {
     for (auto& c : out)
         c = static_cast<char>(random() & 0xFF);
     return out;
-}
-
-inline std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
-inline void write_bytes(const std::filesystem::path& path, const std::string& data) {
-    std::ofstream(path, std::ios::binary) << data;
 }
 
 // Tests talk to 127.0.0.1 directly; a proxy configured on the machine must not get in the way.

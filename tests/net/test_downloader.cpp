@@ -93,7 +93,7 @@ TEST_F(DownloaderTest, DownloadsVerifiesAndRenamesIntoPlace) {
     EXPECT_EQ(outcome->attempts, 1);
     EXPECT_FALSE(outcome->resumed);
     EXPECT_EQ(outcome->http_version, 11);
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
     EXPECT_FALSE(std::filesystem::exists(part_of(request)));
     const auto log = server.requests();
     ASSERT_EQ(log.size(), 1u);
@@ -122,7 +122,7 @@ TEST_F(DownloaderTest, TwentyFilesInParallelUseExactlyTheConfiguredConcurrency) 
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         ASSERT_TRUE(outcomes[i]) << outcomes[i].error().message;
         EXPECT_EQ(outcomes[i]->sha256, fs::sha256_hex(contents[i]));
-        EXPECT_EQ(test::slurp(requests[i].destination), contents[i]);
+        EXPECT_EQ(test::read_file(requests[i].destination), contents[i]);
     }
     EXPECT_EQ(server.max_in_flight(), 4u);
     EXPECT_EQ(server.requests().size(), 20u);
@@ -165,7 +165,7 @@ TEST_F(DownloaderTest, ResumesWithRangeAfterConnectionReset) {
     ASSERT_TRUE(outcome) << outcome.error().message;
     EXPECT_TRUE(outcome->resumed);
     EXPECT_EQ(outcome->attempts, 2);
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
     const auto log = server.requests_for("/big.bin");
     ASSERT_EQ(log.size(), 2u);
     EXPECT_EQ(log[0].fault, "reset");
@@ -197,7 +197,7 @@ TEST_F(DownloaderTest, ResumesExactlyWhereATruncatedBodyEnded) {
     EXPECT_EQ(log[0].fault, "truncate");
     EXPECT_EQ(log[1].header("range"), "bytes=400000-");
     EXPECT_EQ(server.bytes_served("/t.bin"), content.size());
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, RestartsFromScratchWhenTheServerIgnoresRange) {
@@ -212,7 +212,7 @@ TEST_F(DownloaderTest, RestartsFromScratchWhenTheServerIgnoresRange) {
     const auto outcome = downloader.download(request);
 
     ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(test::slurp(request.destination), updated);
+    EXPECT_EQ(test::read_file(request.destination), updated);
     const auto log = server.requests_for("/changing.bin");
     ASSERT_EQ(log.size(), 2u);
     EXPECT_EQ(log[1].header("range"), "bytes=100000-");
@@ -373,7 +373,7 @@ TEST_F(DownloaderTest, CorruptedBodyOnceIsFetchedAgain) {
     const auto log = server.requests_for("/c.whl");
     ASSERT_EQ(log.size(), 2u);
     EXPECT_EQ(log[1].header("range"), "");  // from scratch, not a resume
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, CorruptedBodyEveryTimeFailsAndLeavesNothing) {
@@ -427,7 +427,7 @@ TEST_F(DownloaderTest, SlowTrickleHitsTheLowSpeedLimitAndResumes) {
     const auto range = log[1].header("range");
     ASSERT_THAT(range, ::testing::StartsWith("bytes="));
     EXPECT_GE(std::stoull(range.substr(6)), 2'000u);
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 // A server that answered once in the run and then refuses connections is having a hiccup
@@ -487,7 +487,7 @@ TEST_F(DownloaderTest, ADroppedConnectionAfterAFirstSuccessIsRetried) {
     ASSERT_TRUE(outcome) << outcome.error().message;
     EXPECT_EQ(outcome->attempts, 3);
     EXPECT_EQ(clock->sleeps.size(), 2u);
-    EXPECT_EQ(test::slurp(outcome->destination), content);
+    EXPECT_EQ(test::read_file(outcome->destination), content);
 }
 
 // The first request to a server that refuses the connection says so at once: the network,
@@ -581,7 +581,7 @@ TEST_F(DownloaderTest, ContinuesAPartFileLeftByAnEarlierRun) {
     const auto content = serve("/p.whl", 400'000);
     const auto request = request_for("/p.whl", content);
     std::filesystem::create_directories(request.destination.parent_path());
-    test::write_bytes(part_of(request), content.substr(0, 150'000));
+    test::write_file(part_of(request), content.substr(0, 150'000));
     auto downloader = make();
 
     const auto outcome = downloader.download(request);
@@ -592,14 +592,14 @@ TEST_F(DownloaderTest, ContinuesAPartFileLeftByAnEarlierRun) {
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0].header("range"), "bytes=150000-");
     EXPECT_EQ(server.bytes_served("/p.whl"), 250'000u);
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, AStalePartFileIsDiscardedOnceTheHashDisagrees) {
     const auto content = serve("/p.whl", 100'000);
     const auto request = request_for("/p.whl", content);
     std::filesystem::create_directories(request.destination.parent_path());
-    test::write_bytes(part_of(request), test::random_bytes(30'000, 99));
+    test::write_file(part_of(request), test::random_bytes(30'000, 99));
     auto downloader = make();
 
     const auto outcome = downloader.download(request);
@@ -610,7 +610,7 @@ TEST_F(DownloaderTest, AStalePartFileIsDiscardedOnceTheHashDisagrees) {
     ASSERT_EQ(log.size(), 2u);
     EXPECT_EQ(log[0].header("range"), "bytes=30000-");
     EXPECT_EQ(log[1].header("range"), "");
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, ACompletePartFileIsVerifiedWithoutARequest) {
@@ -618,7 +618,7 @@ TEST_F(DownloaderTest, ACompletePartFileIsVerifiedWithoutARequest) {
     auto request = request_for("/done.whl", content);
     request.expected_size = content.size();
     std::filesystem::create_directories(request.destination.parent_path());
-    test::write_bytes(part_of(request), content);
+    test::write_file(part_of(request), content);
     auto downloader = make();
 
     const auto outcome = downloader.download(request);
@@ -626,14 +626,14 @@ TEST_F(DownloaderTest, ACompletePartFileIsVerifiedWithoutARequest) {
     ASSERT_TRUE(outcome) << outcome.error().message;
     EXPECT_EQ(outcome->attempts, 0);
     EXPECT_TRUE(server.requests().empty());
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, ACompletePartFileWithoutKnownSizeEndsWithA416) {
     const auto content = serve("/done.whl", 10'000);
     const auto request = request_for("/done.whl", content);
     std::filesystem::create_directories(request.destination.parent_path());
-    test::write_bytes(part_of(request), content);
+    test::write_file(part_of(request), content);
     auto downloader = make();
 
     const auto outcome = downloader.download(request);
@@ -642,7 +642,7 @@ TEST_F(DownloaderTest, ACompletePartFileWithoutKnownSizeEndsWithA416) {
     const auto log = server.requests_for("/done.whl");
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0].status, 416);
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, WithoutAnExpectedHashAPartFileIsNotTrusted) {
@@ -650,7 +650,7 @@ TEST_F(DownloaderTest, WithoutAnExpectedHashAPartFileIsNotTrusted) {
     auto request = request_for("/n.bin", content);
     request.expected_sha256.reset();
     std::filesystem::create_directories(request.destination.parent_path());
-    test::write_bytes(part_of(request), "garbage");
+    test::write_file(part_of(request), "garbage");
     auto downloader = make();
 
     const auto outcome = downloader.download(request);
@@ -658,7 +658,7 @@ TEST_F(DownloaderTest, WithoutAnExpectedHashAPartFileIsNotTrusted) {
     ASSERT_TRUE(outcome) << outcome.error().message;
     EXPECT_EQ(outcome->sha256, fs::sha256_hex(content));
     EXPECT_EQ(server.requests_for("/n.bin")[0].header("range"), "");
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, OneFailureDoesNotStopTheOthers) {
@@ -743,13 +743,13 @@ TEST_F(DownloaderTest, AnObserverExceptionLeavesTheDownloaderUsable) {
 
     const auto outcome = downloader.download(request);
     ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, FileUrlsWork) {
     const auto content = test::random_bytes(4'000, 7);
     const auto source = dir.path() / "source.bin";
-    test::write_bytes(source, content);
+    test::write_file(source, content);
     net::FileRequest request;
     request.url = "file://" + source.string();
     request.destination = dir.path() / "copy" / "source.bin";
@@ -759,12 +759,12 @@ TEST_F(DownloaderTest, FileUrlsWork) {
     const auto outcome = downloader.download(request);
 
     ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
 }
 
 TEST_F(DownloaderTest, FailsWhenTheDestinationCannotBeCreated) {
     const auto content = serve("/d.bin", 100);
-    test::write_bytes(dir.path() / "blocker", "a file, not a directory");
+    test::write_file(dir.path() / "blocker", "a file, not a directory");
     auto request = request_for("/d.bin", content);
     request.destination = dir.path() / "blocker" / "d.bin";
     auto downloader = make();
@@ -798,8 +798,8 @@ TEST_P(WriterModes, FaultyBatchEndsWithVerifiedFiles) {
     server.set_fault("/m/f2.whl", Fault::wrong_bytes(1, 123'456));
     server.set_fault("/m/f3.whl", Fault::http_status(503, 2));
     std::filesystem::create_directories(requests[4].destination.parent_path());
-    test::write_bytes(part_of(requests[4]), contents[4].substr(0, 100'000));
-    test::write_bytes(part_of(requests[5]), test::random_bytes(50'000, 77));  // stale
+    test::write_file(part_of(requests[4]), contents[4].substr(0, 100'000));
+    test::write_file(part_of(requests[5]), test::random_bytes(50'000, 77));  // stale
     auto options = test::test_options(4);
     options.writer_threads = GetParam();
     options.receive_buffer_bytes = 16 * 1024;  // many small buffers through the writers
@@ -810,7 +810,7 @@ TEST_P(WriterModes, FaultyBatchEndsWithVerifiedFiles) {
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         ASSERT_TRUE(outcomes[i]) << i << ": " << outcomes[i].error().message;
         EXPECT_EQ(outcomes[i]->sha256, fs::sha256_hex(contents[i]));
-        EXPECT_EQ(test::slurp(requests[i].destination), contents[i]);
+        EXPECT_EQ(test::read_file(requests[i].destination), contents[i]);
         EXPECT_FALSE(std::filesystem::exists(part_of(requests[i])));
     }
     EXPECT_TRUE(outcomes[0]->resumed);

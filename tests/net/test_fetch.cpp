@@ -3,11 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "portable_env.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/net/downloader.hpp"
 #include "http_server.hpp"
 #include "net_test_helpers.hpp"
+#include "portable_env.hpp"
 
 using namespace aitk;
 using test::Fault;
@@ -197,7 +197,7 @@ TEST_F(FetchTest, BodiesAboveTheLimitAreRefused) {
 TEST_F(FetchTest, FollowsRedirectsOfDirectoriesWithoutSlash) {
     auto dir = fs::TempDir::create("aitk-net-fetch");
     std::filesystem::create_directories(dir.path() / "simple" / "bar");
-    test::write_bytes(dir.path() / "simple" / "bar" / "index.html", "bar page");
+    test::write_file(dir.path() / "simple" / "bar" / "index.html", "bar page");
     server.serve_directory(dir.path());
 
     const auto outcome = get("/simple/bar");
@@ -213,7 +213,7 @@ TEST_F(FetchTest, FollowsRedirectsOfDirectoriesWithoutSlash) {
 TEST_F(FetchTest, ServesDirectoryFilesWithRanges) {
     auto dir = fs::TempDir::create("aitk-net-fetch");
     const auto content = test::random_bytes(70'000, 5);
-    test::write_bytes(dir.path() / "w.whl", content);
+    test::write_file(dir.path() / "w.whl", content);
     server.serve_directory(dir.path(), "/files/");
 
     const auto whole = get("/files/w.whl");

@@ -3,15 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "portable_env.hpp"
-#include "aitk/util/utf8.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/net/tls.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "http_server.hpp"
 #include "net_test_helpers.hpp"
+#include "portable_env.hpp"
 
 using namespace aitk;
 using test::HttpServer;
@@ -69,7 +69,7 @@ TEST_F(TlsTest, TrustsAServerSignedByTheConfiguredCa) {
     const auto outcome = downloader.download(request);
 
     ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(test::slurp(request.destination), content);
+    EXPECT_EQ(test::read_file(request.destination), content);
     EXPECT_THAT(request.url, ::testing::StartsWith("https://127.0.0.1:"));
 }
 
@@ -155,7 +155,7 @@ TEST_F(TlsTest, HttpsWithBasicAuthInTheUrl) {
 TEST(CaBundle, OptionBeatsSslCertFileBeatsRequestsCaBundle) {
     auto dir = fs::TempDir::create("aitk-net-ca");
     for (const char* name : {"a.pem", "b.pem", "c.pem"})
-        test::write_bytes(dir.path() / name, "x");
+        test::write_file(dir.path() / name, "x");
     std::map<std::string, std::string> env = {
         {"SSL_CERT_FILE", (dir.path() / "b.pem").string()},
         {"REQUESTS_CA_BUNDLE", (dir.path() / "c.pem").string()}};
@@ -235,8 +235,8 @@ TEST_F(AuthTest, CredentialsFromUrlUserinfo) {
 
 TEST_F(AuthTest, CredentialsFromNetrc) {
     const auto netrc = dir.path() / "netrc";
-    test::write_bytes(netrc, std::string("machine 127.0.0.1\n  login ") + user + "\n  password " +
-                                 password + "\n");
+    test::write_file(netrc, std::string("machine 127.0.0.1\n  login ") + user + "\n  password " +
+                                password + "\n");
     ::setenv("NETRC", util::utf8_of(netrc).c_str(), 1);
     net::Downloader downloader(test::test_options(), clock);
 
@@ -244,7 +244,7 @@ TEST_F(AuthTest, CredentialsFromNetrc) {
 
     ASSERT_TRUE(outcome) << outcome.error().message;
     EXPECT_EQ(server.requests().back().auth_user, user);
-    EXPECT_EQ(test::slurp(dir.path() / "p.whl"), content);
+    EXPECT_EQ(test::read_file(dir.path() / "p.whl"), content);
 }
 
 TEST_F(AuthTest, MissingCredentialsFailAt401WithoutRetry) {

@@ -1,46 +1,18 @@
 #pragma once
 // Building blocks for fake machines: temporary folders, fake /sys and /proc trees, and copies of
 // the fake NVML / libcuda (built by tests/platform/fakes) with their configs beside them.
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "aitk/platform/probe_environment.hpp"
+#include "test_files.hpp"
 
 namespace aitk::test {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    fs::path path;
-    explicit TempDir(const std::string& tag = "platform") {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("aitk-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-};
-
-inline void write_file(const fs::path& path, const std::string& content) {
-    fs::create_directories(path.parent_path());
-    std::ofstream out(path, std::ios::binary);
-    out << content;
-}
-
-inline std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+// TempDir, write_file and read_file come from tests/support/test_files.hpp.
 
 // Copies a built fake library to dir/name and writes its config to dir/name.conf.
 inline fs::path install_fake_library(const fs::path& built, const fs::path& dir,

@@ -768,11 +768,11 @@ TEST(RequirementsAgainstPip, RealFilesReadTheSame) {
                                         "bmaltais_kohya_ss/requirements_pytorch_windows.txt"};
     Tree tree;
     for (const auto& name : tops)
-        tree.emplace_back(name, test::read_text(realworld(name)));
+        tree.emplace_back(name, test::read_file(realworld(name)));
     for (const std::string name :
          {"ostris_ai-toolkit/requirements_base.txt", "bmaltais_kohya_ss/requirements.txt",
           "bmaltais_kohya_ss/requirements_windows.txt", "bmaltais_kohya_ss/stubs/common.txt"}) {
-        tree.emplace_back(name, test::read_text(realworld(name)));
+        tree.emplace_back(name, test::read_file(realworld(name)));
     }
     auto pip = pip_reads(tree, tops);
     if (!pip) GTEST_SKIP() << "pip 23.2 under pyenv 3.11.7 is not installed";

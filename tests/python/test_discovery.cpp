@@ -208,7 +208,7 @@ TEST(Discover, RunsEachCandidateAndDedupesByRealExecutable) {
 TEST(Probe, SaysWhyACandidateIsNotAnInterpreter) {
     TempDir t;
     fake_python(t.path / "broken", "", "", "echo 'it broke' >&2; exit 3\n");
-    write_text(t.path / "chatty", "#!/bin/sh\necho hello\n");
+    write_file(t.path / "chatty", "#!/bin/sh\necho hello\n");
     fs::permissions(t.path / "chatty", fs::perms::owner_all);
     DiscoveryOptions o;
     o.environment = {{"PATH", "/usr/bin:/bin"}};
@@ -262,7 +262,7 @@ TEST(Probe, AVenvLinkReportsTheInterpreterBehindIt) {
     TempDir t;
     auto venv = t.path / "venv";
     fs::create_directories(venv / "bin");
-    write_text(venv / "pyvenv.cfg", "home = " + (pyenv_versions / "3.11.7/bin").string() + "\n");
+    write_file(venv / "pyvenv.cfg", "home = " + (pyenv_versions / "3.11.7/bin").string() + "\n");
     fs::create_symlink(pyenv_versions / "3.11.7/bin/python3.11", venv / "bin/python");
     DiscoveryOptions o;
     o.environment = {{"PATH", "/usr/bin:/bin"}};

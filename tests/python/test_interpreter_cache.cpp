@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 // How many times the fake at `dir` was run (each run appends a line to `dir`/runs).
 std::size_t runs(const fs::path& dir) {
-    std::string text = read_text(dir / "runs");
+    std::string text = read_file_or_empty(dir / "runs");
     return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
@@ -51,7 +51,7 @@ TEST(InterpreterCache, AnInterpreterIsAskedOnceUntilItsFileChanges) {
     EXPECT_EQ(second, first);
 
     // The file keys the answer by the real path, with its stamp and the probe's answer.
-    auto doc = nlohmann::json::parse(read_text(o.cache_file));
+    auto doc = nlohmann::json::parse(read_file(o.cache_file));
     EXPECT_EQ(doc["version"], 1);
     auto entry = doc["interpreters"][(t.path / "bin/python3.12").string()];
     EXPECT_EQ(entry["size"], fs::file_size(t.path / "bin/python3.12"));
@@ -89,17 +89,17 @@ TEST(InterpreterCache, ADamagedFileIsEmptyAndRewritten) {
     TempDir t;
     fake_python(t.path / "bin/python3.12", "3.12.1", "$0");
     auto o = options_for(t);
-    write_text(o.cache_file, "{not json");
+    write_file(o.cache_file, "{not json");
     ASSERT_EQ(discover_interpreters(o).size(), 1u);
-    auto doc = nlohmann::json::parse(read_text(o.cache_file));
+    auto doc = nlohmann::json::parse(read_file(o.cache_file));
     EXPECT_EQ(doc["interpreters"].size(), 1u);
 
     // Entries of the wrong shape are skipped, the others kept.
-    write_text(o.cache_file,
+    write_file(o.cache_file,
                R"({"version": 1, "interpreters": {"/a": 5, "/b": {"mtime_ns": "x"}}})");
     InterpreterCache cache(o.cache_file);
     EXPECT_EQ(cache.size(), 0u);
-    write_text(o.cache_file, R"({"version": 2, "interpreters": {}})");
+    write_file(o.cache_file, R"({"version": 2, "interpreters": {}})");
     EXPECT_EQ(InterpreterCache(o.cache_file).size(), 0u);
 }
 
@@ -139,7 +139,7 @@ TEST(InterpreterCache, StampNeedsARegularFile) {
     TempDir t;
     EXPECT_FALSE(stamp_of(t.path / "missing"));
     EXPECT_FALSE(stamp_of(t.path));
-    write_text(t.path / "f", "12345");
+    write_file(t.path / "f", "12345");
     auto s = stamp_of(t.path / "f");
     ASSERT_TRUE(s);
     EXPECT_EQ(s->size, 5u);

@@ -132,7 +132,7 @@ TEST_F(StandaloneInstallTest, DownloadsVerifiesAndUnpacksOnce) {
     EXPECT_EQ(first.interpreter.path, first.root / kExe);
     EXPECT_EQ(first.interpreter.version, "3.12.1");
     EXPECT_EQ(first.interpreter.implementation, "CPython");
-    EXPECT_EQ(read_text(first.root / "python/lib/python3.12/README"), "stdlib goes here\n");
+    EXPECT_EQ(read_file(first.root / "python/lib/python3.12/README"), "stdlib goes here\n");
     auto stored = cache.find_artifact(sha, kFile);
     ASSERT_TRUE(stored);
     EXPECT_EQ(stored->filename(), kFile);

@@ -45,7 +45,7 @@ std::map<std::string, std::string> tree_of(const fs::path& root) {
         } else if (it->is_directory()) {
             out[rel] = "d";
         } else {
-            out[rel] = read_text(it->path());
+            out[rel] = read_file(it->path());
         }
     }
     return out;
@@ -119,13 +119,13 @@ TEST(Venv, RefreshesItsOwnVenvAndRefusesOthers) {
     interp.executable = "/opt/py312/bin/python3.12";
     const fs::path prefix = t.path / "env";
     create_venv({prefix, interp, false, ""});
-    write_text(prefix / "lib/python3.12/site-packages/mine.py", "x = 1\n");
+    write_file(prefix / "lib/python3.12/site-packages/mine.py", "x = 1\n");
     // A patch upgrade of the same X.Y: the links and pyvenv.cfg follow, packages stay.
     interp.version = "3.12.3";
     interp.executable = "/opt/py3123/bin/python3.12";
     create_venv({prefix, interp, false, ""});
     EXPECT_EQ(fs::read_symlink(prefix / "bin/python3.12"), "/opt/py3123/bin/python3.12");
-    EXPECT_NE(read_text(prefix / "pyvenv.cfg").find("version = 3.12.3\n"), std::string::npos);
+    EXPECT_NE(read_file(prefix / "pyvenv.cfg").find("version = 3.12.3\n"), std::string::npos);
     EXPECT_TRUE(fs::exists(prefix / "lib/python3.12/site-packages/mine.py"));
 
     Interpreter other = interp;
@@ -142,12 +142,12 @@ TEST(Venv, RefreshesItsOwnVenvAndRefusesOthers) {
                   "remove the prefix to recreate it with Python 3.11, or choose another prefix");
     }
     // uv and virtualenv write version_info instead of version.
-    write_text(t.path / "uv/pyvenv.cfg", "home = /x\nversion_info = 3.11.7\n");
+    write_file(t.path / "uv/pyvenv.cfg", "home = /x\nversion_info = 3.11.7\n");
     EXPECT_THROW(create_venv({t.path / "uv", interp, false, ""}), aitk::util::InputError);
-    write_text(t.path / "uv/pyvenv.cfg", "home = /x\nversion_info = 3.12.0.final.0\n");
+    write_file(t.path / "uv/pyvenv.cfg", "home = /x\nversion_info = 3.12.0.final.0\n");
     EXPECT_NO_THROW(create_venv({t.path / "uv", interp, false, ""}));
 
-    write_text(t.path / "project/README", "hello");
+    write_file(t.path / "project/README", "hello");
     try {
         create_venv({t.path / "project", interp, false, ""});
         FAIL() << "no error";
@@ -155,7 +155,7 @@ TEST(Venv, RefreshesItsOwnVenvAndRefusesOthers) {
         EXPECT_EQ(std::string(e.what()), (t.path / "project").string() +
                                              " exists and is not a venv (it has no pyvenv.cfg)");
     }
-    write_text(t.path / "file", "x");
+    write_file(t.path / "file", "x");
     try {
         create_venv({t.path / "file", interp, false, ""});
         FAIL() << "no error";
@@ -251,27 +251,27 @@ TEST(Venv, WindowsPlanAsData) {
 TEST(Venv, WindowsCopiesTheLauncherElseTheInterpreterWithItsDlls) {
     TempDir t;
     const fs::path home = t.path / "Python312";
-    write_text(home / "python.exe", "python");
-    write_text(home / "pythonw.exe", "pythonw");
-    write_text(home / "python312.dll", "dll");
-    write_text(home / "vcruntime140.dll", "crt");
-    write_text(home / "sqlite3.dll", "other");
+    write_file(home / "python.exe", "python");
+    write_file(home / "pythonw.exe", "pythonw");
+    write_file(home / "python312.dll", "dll");
+    write_file(home / "vcruntime140.dll", "crt");
+    write_file(home / "sqlite3.dll", "other");
     Interpreter interp;
     interp.version = "3.12.4";
     interp.executable = home / "python.exe";
     create_venv({t.path / "plain", interp, true, ""});
-    EXPECT_EQ(read_text(t.path / "plain/Scripts/python.exe"), "python");
-    EXPECT_EQ(read_text(t.path / "plain/Scripts/pythonw.exe"), "pythonw");
-    EXPECT_EQ(read_text(t.path / "plain/Scripts/python312.dll"), "dll");
-    EXPECT_EQ(read_text(t.path / "plain/Scripts/vcruntime140.dll"), "crt");
+    EXPECT_EQ(read_file(t.path / "plain/Scripts/python.exe"), "python");
+    EXPECT_EQ(read_file(t.path / "plain/Scripts/pythonw.exe"), "pythonw");
+    EXPECT_EQ(read_file(t.path / "plain/Scripts/python312.dll"), "dll");
+    EXPECT_EQ(read_file(t.path / "plain/Scripts/vcruntime140.dll"), "crt");
     EXPECT_FALSE(fs::exists(t.path / "plain/Scripts/sqlite3.dll"));
     EXPECT_TRUE(fs::is_directory(t.path / "plain/Lib/site-packages"));
 
-    write_text(home / "Lib/venv/scripts/nt/python.exe", "launcher");
-    write_text(home / "Lib/venv/scripts/nt/pythonw.exe", "wlauncher");
+    write_file(home / "Lib/venv/scripts/nt/python.exe", "launcher");
+    write_file(home / "Lib/venv/scripts/nt/pythonw.exe", "wlauncher");
     create_venv({t.path / "launched", interp, true, ""});
-    EXPECT_EQ(read_text(t.path / "launched/Scripts/python.exe"), "launcher");
-    EXPECT_EQ(read_text(t.path / "launched/Scripts/pythonw.exe"), "wlauncher");
+    EXPECT_EQ(read_file(t.path / "launched/Scripts/python.exe"), "launcher");
+    EXPECT_EQ(read_file(t.path / "launched/Scripts/pythonw.exe"), "wlauncher");
     EXPECT_FALSE(fs::exists(t.path / "launched/Scripts/python312.dll"));
 }
 

@@ -18,12 +18,12 @@ namespace fs = std::filesystem;
 
 // A shim that leaves a mark when anything runs it.
 void fake_shim(const fs::path& p, const fs::path& marker) {
-    write_text(p, "#!/bin/sh\necho ran >> " + marker.string() + "\nexit 1\n");
+    write_file(p, "#!/bin/sh\necho ran >> " + marker.string() + "\nexit 1\n");
     fs::permissions(p, fs::perms::owner_all);
 }
 
 std::size_t lines_in(const fs::path& p) {
-    auto text = read_text(p);
+    auto text = read_file(p);
     return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
@@ -36,7 +36,7 @@ struct FakePyenv {
         marker = t.path / "shim-ran";
         fake_shim(shims / "python", marker);
         fake_shim(shims / "python3", marker);
-        write_text(root / "libexec/pyenv", "#!/bin/sh\n");
+        write_file(root / "libexec/pyenv", "#!/bin/sh\n");
     }
     fs::path bin(const std::string& version) const { return root / "versions" / version / "bin"; }
     // versions/<version>/bin/python3.X answering as itself and counting its runs in `runs`.
@@ -67,7 +67,7 @@ TEST(Shims, APyenvShimIsNeverRunAndARealInterpreterIsAskedOnce) {
     fake_shim(pyenv.shims / "python3.12", pyenv.marker);
     fs::create_directories(pyenv.bin("3.12.1"));
     fs::create_symlink(real, pyenv.bin("3.12.1") / "python3.12");
-    write_text(pyenv.root / "version", "3.12.1\n");
+    write_file(pyenv.root / "version", "3.12.1\n");
     auto o = pyenv.options(t);
     o.timeout = std::chrono::seconds(20);
 
@@ -94,7 +94,7 @@ TEST(Shims, TheSecondDiscoveryRunsNoProcess) {
     const fs::path runs = t.path / "runs";
     pyenv.install("3.12.1", runs);
     pyenv.install("3.11.7", runs);
-    write_text(pyenv.root / "version", "3.11.7\n");
+    write_file(pyenv.root / "version", "3.11.7\n");
     auto o = pyenv.options(t);
 
     auto first = discover_interpreters(o);
@@ -119,7 +119,7 @@ TEST(Shims, AShimNamedAsTheInterpreterIsAnsweredByTheFileItWouldRun) {
     FakePyenv pyenv(t);
     const fs::path runs = t.path / "runs";
     pyenv.install("3.12.1", runs);
-    write_text(pyenv.root / "version", "3.12.1\n");
+    write_file(pyenv.root / "version", "3.12.1\n");
     auto o = pyenv.options(t);
     auto i = probe_interpreter(pyenv.shims / "python3", o);
     ASSERT_TRUE(i) << i.error();
@@ -131,7 +131,7 @@ TEST(Shims, AShimNamedAsTheInterpreterIsAnsweredByTheFileItWouldRun) {
     EXPECT_FALSE(fs::exists(pyenv.marker));
     // "system": the shim's name on PATH without the shim folders.
     fake_python(t.path / "usr/bin/python3", "3.11.2", "$0");
-    write_text(pyenv.root / "version", "system\n");
+    write_file(pyenv.root / "version", "system\n");
     o.path_value = pyenv.shims.string() + ":" + (t.path / "usr/bin").string();
     i = probe_interpreter(pyenv.shims / "python3", o);
     ASSERT_TRUE(i) << i.error();
@@ -158,11 +158,11 @@ TEST(Shims, VersionSelectionFollowsPyenv) {
     EXPECT_EQ(first_two()[0], t.path / "usr/bin/python3");
     // The global file; comments, blank lines and unsafe names are skipped; "3.11" is the newest
     // 3.11 release (no pre-release, no dev build).
-    write_text(pyenv.root / "version", "# global\n\n../../etc 3.13.0\n  3.11 extra\nsystem\n");
+    write_file(pyenv.root / "version", "# global\n\n../../etc 3.13.0\n  3.11 extra\nsystem\n");
     EXPECT_EQ(first_two(), (std::vector<fs::path>{pyenv.bin("3.11.9") / "python3.11",
                                                   t.path / "usr/bin/python3"}));
     // A .python-version in the working folder or above wins over the global file.
-    write_text(t.path / ".python-version", "python-3.12.1\n3.10\n3.13t\n");
+    write_file(t.path / ".python-version", "python-3.12.1\n3.10\n3.13t\n");
     fs::create_directories(o.cwd);
     EXPECT_EQ(first_two(), (std::vector<fs::path>{pyenv.bin("3.12.1") / "python3.12",
                                                   pyenv.bin("3.13.0t") / "python3"}));
@@ -182,7 +182,7 @@ TEST(Shims, OtherManagersAndLinksToShims) {
     fake_shim(asdf / "shims/python3", marker);
     fake_python(asdf / "installs/python/3.10.4/bin/python3", "3.10.4", "$0");
     fake_python(asdf / "installs/python/3.12.2/bin/python3", "3.12.2", "$0");
-    write_text(home / ".tool-versions", "nodejs 20.0.0\npython 3.10.4 # pinned\n");
+    write_file(home / ".tool-versions", "nodejs 20.0.0\npython 3.10.4 # pinned\n");
     // conda's condabin holds `conda` only; the base interpreter is <root>/bin.
     auto conda = t.path / "opt/conda";
     fs::create_directories(conda / "conda-meta");

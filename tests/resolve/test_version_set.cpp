@@ -1,8 +1,8 @@
 // The set algebra under PubGrub's terms: candidate-index bitsets and positive / negative terms.
 #include <gtest/gtest.h>
 
-#include "../../src/resolve/term.hpp"
-#include "../../src/resolve/version_set.hpp"
+#include "term.hpp"         // private: src/resolve
+#include "version_set.hpp"  // private: src/resolve
 
 namespace aitk::resolve {
 namespace {

@@ -1,7 +1,6 @@
 #include "mirror_builder.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -11,18 +10,12 @@
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/util/strings.hpp"
+#include "test_files.hpp"
 
 namespace aitk::test {
 namespace {
 
 namespace stdfs = std::filesystem;
-
-// Fixture pages need no fsync (fs::write_file_atomic's): a mirror is rebuilt per test.
-void write_text(const stdfs::path& path, std::string_view text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 std::string percent_encode(std::string_view s) {
     static constexpr char hex[] = "0123456789ABCDEF";
@@ -155,7 +148,7 @@ const PublishedFile& MirrorBuilder::publish(const std::string& index_path, Built
     }
     f.has_metadata_file = artifact.is_wheel && options.pep658.value_or(idx.options.pep658);
     if (f.has_metadata_file) {
-        write_text(artifact.path.string() + ".metadata", artifact.metadata);
+        write_file(artifact.path.string() + ".metadata", artifact.metadata);
     }
     f.artifact = std::move(artifact);
     f.options = std::move(options);
@@ -200,8 +193,8 @@ void MirrorBuilder::write_index(const std::string& path, const Index& idx) {
         root_json["projects"].push_back({{"name", project}});
     }
     root_html += "  </body>\n</html>\n";
-    write_text(dir / "index.html", root_html);
-    if (json) write_text(dir / "index.json", root_json.dump(2) + "\n");
+    write_file(dir / "index.html", root_html);
+    if (json) write_file(dir / "index.json", root_json.dump(2) + "\n");
 
     for (auto& [project, files] : projects) {
         std::sort(files.begin(), files.end(), [](const PublishedFile* a, const PublishedFile* b) {
@@ -259,8 +252,8 @@ void MirrorBuilder::write_index(const std::string& path, const Index& idx) {
         page["versions"] =
             nlohmann::json(std::vector<std::string>(versions.begin(), versions.end()));
         stdfs::create_directories(dir / project);
-        write_text(dir / project / "index.html", html);
-        if (json) write_text(dir / project / "index.json", page.dump(2) + "\n");
+        write_file(dir / project / "index.html", html);
+        if (json) write_file(dir / project / "index.json", page.dump(2) + "\n");
     }
 }
 

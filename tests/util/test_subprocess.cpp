@@ -23,9 +23,13 @@
 #include <fstream>
 #include <thread>
 
+#include "test_files.hpp"
+
 namespace {
 
 using namespace std::chrono_literals;
+using aitk::test::TempDir;
+using aitk::test::write_file;
 using aitk::util::Environment;
 using aitk::util::ProcessEnd;
 using aitk::util::ProcessRequest;
@@ -35,32 +39,9 @@ namespace fs = std::filesystem;
 
 #ifdef _WIN32
 constexpr bool kWindows = true;
-int process_id() {
-    return _getpid();
-}
 #else
 constexpr bool kWindows = false;
-int process_id() {
-    return ::getpid();
-}
 #endif
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("aitk-subprocess-" + std::to_string(process_id()) +
-                                            "-" + std::to_string(counter()++));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    static int& counter() {
-        static int n = 0;
-        return n;
-    }
-};
 
 // The test child running `args`.
 ProcessRequest child(std::vector<std::string> args) {
@@ -251,7 +232,8 @@ TEST(RunProcess, FindsBareNamesOnTheChildsPath) {
 TEST(RunProcess, AFileThatIsNotAProgramIsRefusedWithTheReason) {
     TempDir dir;
     const fs::path fake = dir.path / "tool.exe";
-    std::ofstream(fake) << "#!/bin/sh\necho hi\n";
+    // An MZ header and nothing of a PE image (not a script: Wine would run one it may execute).
+    write_file(fake, std::string("MZ") + std::string(62, '\0'));
     ProcessRequest req;
     req.argv = {fake.string()};
     auto r = run_process(req);
@@ -281,7 +263,7 @@ TEST(RunProcess, ReportsDeathBySignal) {
 TEST(RunProcess, NonExecutableFileAndAPathThatIsNoProgram) {
     TempDir dir;
     fs::path script = dir.path / "script";
-    std::ofstream(script) << "#!/bin/sh\necho hi\n";
+    write_file(script, "#!/bin/sh\necho hi\n");
     ProcessRequest req;
     req.argv = {script.string()};
     auto r = run_process(req);
@@ -302,8 +284,8 @@ TEST(FindProgram, PosixPathSearch) {
     TempDir dir;
     fs::create_directories(dir.path / "a");
     fs::create_directories(dir.path / "b");
-    std::ofstream(dir.path / "a" / "tool") << "x";  // not executable: skipped
-    std::ofstream(dir.path / "b" / "tool") << "x";
+    write_file(dir.path / "a" / "tool", "x");  // not executable: skipped
+    write_file(dir.path / "b" / "tool", "x");
     fs::permissions(dir.path / "b" / "tool", fs::perms::owner_all);
     std::string path = (dir.path / "a").string() + ":" + (dir.path / "b").string();
     auto found = aitk::util::find_program("tool", path);
@@ -321,7 +303,7 @@ TEST(SelfExecutable, IsThisTestProgram) {
 TEST(FindProgram, WindowsRulesEvaluatedAsData) {
     TempDir dir;
     fs::create_directories(dir.path / "NVSMI");
-    std::ofstream(dir.path / "NVSMI" / "nvidia-smi.exe") << "MZ";
+    write_file(dir.path / "NVSMI" / "nvidia-smi.exe", "MZ");
     std::string path = "C:\\nowhere;;" + (dir.path / "NVSMI").string();
     auto found = aitk::util::find_program("nvidia-smi", path, true, ".COM;.EXE");
     ASSERT_TRUE(found);
