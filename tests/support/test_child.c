@@ -11,7 +11,7 @@
  *   tree PIDFILE         starts `sleep 30` as its own child, writes that child's pid to PIDFILE,
  *                        prints "started" and waits for it
  *   orphan               starts `sleep 30` holding stdout, prints "done", exits 0 at once
- *   crash                dereferences a null pointer
+ *   crash                dies of an access violation (Windows) or SIGSEGV (POSIX)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@
 /* windows.h first: shellapi.h needs its types. */
 #include <shellapi.h>
 #else
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #endif
@@ -181,8 +182,15 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (strcmp(command, "crash") == 0) {
+#ifdef _WIN32
         volatile int* nothing = NULL;
-        return *nothing;
+        return *nothing; /* an access violation, 0xC0000005 */
+#else
+        /* The default action, not a sanitizer's SIGSEGV handler (which would exit 1). */
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+        return 1;
+#endif
     }
     return 2;
 }
