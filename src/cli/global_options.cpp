@@ -18,7 +18,6 @@
 
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
-#include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -122,31 +121,34 @@ app::ProgressStyle progress_style(const GlobalOptions& g) {
     return app::choose_progress_style(terminal, g.verbosity < 0, g.no_progress);
 }
 
-void reread_environment_as_utf8([[maybe_unused]] const std::vector<std::string>& argv,
-                                [[maybe_unused]] GlobalOptions& g) {
+void reread_environment_as_utf8([[maybe_unused]] CLI::App& app,
+                                [[maybe_unused]] const std::vector<std::string>& argv) {
 #ifdef _WIN32
-    auto on_command_line = [&](const std::string& flag) {
-        return std::any_of(argv.begin(), argv.end(), [&](const std::string& a) {
-            return a == flag || a.rfind(flag + "=", 0) == 0;
+    for (CLI::Option* option : app.get_options()) {
+        const std::string name = option->get_envname();
+        if (name.empty()) continue;
+        // A flag on the command line won over the variable in the parse: it still does.
+        const bool given = std::any_of(argv.begin(), argv.end(), [&](const std::string& a) {
+            for (const auto& l : option->get_lnames()) {
+                if (a == "--" + l || a.rfind("--" + l + "=", 0) == 0) return true;
+            }
+            for (const auto& s : option->get_snames()) {
+                if (a.rfind("-" + s, 0) == 0) return true;
+            }
+            return false;
         });
-    };
-    auto text = [&](const char* flag, const char* name, std::string& target) {
-        if (on_command_line(flag)) return;
-        if (auto value = util::env_utf8(name)) target = *value;
-    };
-    auto list = [&](const char* flag, const char* name, std::vector<std::string>& target) {
-        if (on_command_line(flag)) return;
-        auto value = util::env_utf8(name);
-        if (!value) return;
-        target.clear();
-        for (auto& item : util::split(*value, ' '))
-            if (!item.empty()) target.push_back(std::string(item));
-    };
-    text("--cache-dir", "AITK_ENV_CACHE_DIR", g.cache_dir);
-    text("--index-url", "AITK_ENV_INDEX_URL", g.index_url);
-    text("--torch-index-url", "AITK_ENV_TORCH_INDEX_URL", g.torch_index_url);
-    list("--extra-index-url", "AITK_ENV_EXTRA_INDEX_URL", g.extra_index_urls);
-    list("--find-links", "AITK_ENV_FIND_LINKS", g.find_links);
+        if (given) continue;
+        const auto value = util::env_utf8(name.c_str());
+        // ASCII reads the same through getenv; anything else is parsed again from UTF-16.
+        if (!value ||
+            std::all_of(value->begin(), value->end(), [](unsigned char c) { return c < 0x80; }))
+            continue;
+        option->clear();
+        option->add_result(*value);
+        option->run_callback();
+    }
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        reread_environment_as_utf8(*sub, argv);
 #endif
 }
 

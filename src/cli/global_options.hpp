@@ -33,11 +33,12 @@ struct GlobalOptions {
 
 void add_global_options(CLI::App& app, GlobalOptions& globals);
 
-// After parsing, on Windows: the text options CLI11 filled from their AITK_ENV_* variable read
-// again as UTF-8 (CLI11 reads them through getenv, in the ANSI code page, which turns
-// "C:\Users\Zoë\cache" into another folder). `argv` is the UTF-8 command line: a flag given there
-// wins, as it did in the parse. Nothing elsewhere.
-void reread_environment_as_utf8(const std::vector<std::string>& argv, GlobalOptions& globals);
+// After parsing, on Windows: every option of `app` (and of its subcommands) that CLI11 filled
+// from its environment variable is parsed again from the variable read as UTF-16. CLI11 reads
+// variables through getenv, in the ANSI code page, which turns "C:\Users\Zoë\cache" into
+// another folder. `argv` is the UTF-8 command line: a flag given there wins, as it did in the
+// parse. Nothing elsewhere.
+void reread_environment_as_utf8(CLI::App& app, const std::vector<std::string>& argv);
 
 // The index and network parts of the global options, as every downloading command takes them.
 app::IndexSettings index_settings(const GlobalOptions& globals);

@@ -41,8 +41,7 @@ int main(int raw_argc, char** raw_argv) {
     try {
         app.parse(arguments.argc(), arguments.argv());
         aitk::cli::reread_environment_as_utf8(
-            std::vector<std::string>(arguments.argv(), arguments.argv() + arguments.argc()),
-            globals);
+            app, std::vector<std::string>(arguments.argv(), arguments.argv() + arguments.argc()));
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
         return rc == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
