@@ -43,5 +43,6 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
 # ctest runs the cross-built tests through Wine (.ci/windows sets up a private prefix).
 find_program(AITK_WINE NAMES wine64 wine PATHS /usr/lib/wine NO_CMAKE_FIND_ROOT_PATH)
 if(AITK_WINE)
-    set(CMAKE_CROSSCOMPILING_EMULATOR ${AITK_WINE})
+    # Through wine-run, which starts again a program Wine failed to start (see there).
+    set(CMAKE_CROSSCOMPILING_EMULATOR ${CMAKE_CURRENT_LIST_DIR}/wine-run ${AITK_WINE})
 endif()
