@@ -47,16 +47,15 @@ std::string index_names(const index::IndexRouting& routing, const std::string& p
 
 }  // namespace
 
-void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
+void locate_artifacts(Session& session, std::vector<cache::ArtifactRef>& refs,
                       const std::vector<std::string>& projects, const LocateRequest& request) {
     const auto& sources = *request.sources;
-    if (sources.indexes && !request.offline) {
+    if (sources.indexes && !session.offline()) {
         // Only what must be downloaded is looked up: a no-op or cached setup asks no index.
         std::vector<std::size_t> wanted;
         std::set<std::string> names;
         for (std::size_t i = 0; i < refs.size(); ++i) {
-            if (request.cache && request.cache->find_artifact(refs[i].sha256, refs[i].filename))
-                continue;
+            if (session.cache().find_artifact(refs[i].sha256, refs[i].filename)) continue;
             wanted.push_back(i);
             names.insert(projects[i]);
         }
@@ -64,7 +63,7 @@ void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
             auto routing = routing_from_settings(*sources.indexes, request.backend);
             index::ClientOptions options;
             options.rewrite = sources.rewrite;
-            index::IndexClient client(*request.downloader, request.cache, routing, options);
+            index::IndexClient client(session.downloader(), &session.cache(), routing, options);
             std::vector<std::string> ordered(names.begin(), names.end());
             auto outcomes = client.projects(ordered);
             std::map<std::string, const index::ProjectOutcome*> by_name;

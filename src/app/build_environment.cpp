@@ -111,19 +111,21 @@ pep::TargetPlatform interpreter_platform(const python::Interpreter& interpreter)
 }
 
 struct IndexBuildEnvironmentProvider::State {
+    Session& session;
     BuildEnvironmentSettings settings;
-    cache::Cache cache;
+    cache::Cache& cache;
     fs::FileLock hold;  // prune must not remove the environments or the trees they link to
-    net::Downloader downloader;
+    net::Downloader& downloader;
     std::map<std::string, build::BuildEnvironment> made;  // by key_of()
     std::vector<fs::TempDir> folders;
     std::size_t installed = 0;
 
-    explicit State(BuildEnvironmentSettings s)
-        : settings(std::move(s)), cache(settings.cache_root), hold(cache.hold()), downloader([&] {
-              net::DownloaderOptions options = downloader_options(settings.network);
-              return options;
-          }()) {}
+    State(Session& session_, BuildEnvironmentSettings s)
+        : session(session_),
+          settings(std::move(s)),
+          cache(session.cache()),
+          hold(cache.hold()),
+          downloader(session.downloader()) {}
 
     std::vector<Wheel> resolve_wheels(const std::vector<pep::Requirement>& requirements,
                                       const std::string& purpose);
@@ -137,7 +139,7 @@ std::vector<Wheel> IndexBuildEnvironmentProvider::State::resolve_wheels(
     const std::vector<pep::Requirement>& requirements, const std::string& purpose) {
     const auto& interpreter = settings.interpreter;
     index::ClientOptions client_options;
-    client_options.offline = settings.network.offline;
+    client_options.offline = session.offline();
     client_options.trust_cached_for = std::chrono::seconds(600);
     index::IndexClient client(downloader, &cache, settings.routing, client_options);
 
@@ -190,7 +192,7 @@ std::vector<std::filesystem::path> IndexBuildEnvironmentProvider::State::fetch(
     }
     std::vector<std::string> errors;
     if (!unhashed.empty()) {
-        if (settings.network.offline) {
+        if (session.offline()) {
             throw util::Error(util::ExitCode::failure,
                               "offline: the index gives no sha256 for " +
                                   wheels[unhashed.front()].filename + " (" + purpose +
@@ -204,7 +206,7 @@ std::vector<std::filesystem::path> IndexBuildEnvironmentProvider::State::fetch(
             r.destination = cache.staging_path(wheels[i].filename);
             requests.push_back(std::move(r));
         }
-        auto outcomes = downloader.download(requests, settings.observer);
+        auto outcomes = downloader.download(requests, session.observer());
         for (std::size_t k = 0; k < unhashed.size(); ++k) {
             auto& wheel = wheels[unhashed[k]];
             if (!outcomes[k]) {
@@ -223,8 +225,8 @@ std::vector<std::filesystem::path> IndexBuildEnvironmentProvider::State::fetch(
     std::vector<cache::ArtifactRef> refs;
     for (const auto& w : wheels)
         refs.push_back({w.sha256, w.filename, w.url});
-    auto fetched = index::fetch_artifacts(cache, downloader, refs, settings.network.offline,
-                                          settings.observer);
+    auto fetched =
+        index::fetch_artifacts(cache, downloader, refs, session.offline(), session.observer());
     std::vector<std::filesystem::path> paths;
     for (const auto& r : fetched.results) {
         if (r.path.empty() && !r.error.empty()) errors.push_back(r.error);
@@ -265,8 +267,9 @@ build::BuildEnvironment IndexBuildEnvironmentProvider::State::install(
     return build::BuildEnvironment{{layout.purelib}, {layout.scripts}};
 }
 
-IndexBuildEnvironmentProvider::IndexBuildEnvironmentProvider(BuildEnvironmentSettings settings)
-    : state_(std::make_unique<State>(std::move(settings))) {}
+IndexBuildEnvironmentProvider::IndexBuildEnvironmentProvider(Session& session,
+                                                             BuildEnvironmentSettings settings)
+    : state_(std::make_unique<State>(session, std::move(settings))) {}
 
 IndexBuildEnvironmentProvider::~IndexBuildEnvironmentProvider() = default;
 

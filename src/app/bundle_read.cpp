@@ -321,15 +321,15 @@ ImportedBundle import_bundle(const stdfs::path& bundle, const stdfs::path& cache
     return out;
 }
 
-SetupOutcome run_setup_from_bundle(const SetupRequest& request) {
-    const stdfs::path bundle = fs::absolute_from(request.cwd, *request.bundle);
-    auto imported = import_bundle(bundle, request.cache_root);
+SetupOutcome run_setup_from_bundle(Session& session, const SetupRequest& request) {
+    const stdfs::path bundle = fs::absolute_from(session.cwd(), *request.bundle);
+    auto imported = import_bundle(bundle, session.cache_root());
     SetupRequest offline = request;
     offline.bundle.reset();
     offline.lockfile = imported.lockfile;
-    offline.network.offline = true;  // the bundle replaces the network
-    offline.indexes = {};            // nothing is looked up: no mirror of the lock's files either
-    auto outcome = run_setup(offline);
+    offline.indexes = {};    // nothing is looked up: no mirror of the lock's files either
+    session.work_offline();  // the bundle replaces the network
+    auto outcome = run_setup(session, offline);
     outcome.lockfile = bundle;
     std::vector<std::string> notes = {"installed from the bundle " + util::utf8_of(bundle) + " (" +
                                       std::to_string(imported.imported) +

@@ -129,32 +129,17 @@ std::string with_index_credentials(const std::string& url, const IndexSettings& 
     return url;
 }
 
-}  // namespace
+// The bundle's members by sha256 (one member per content, whichever targets share it), and
+// what each target holds.
+struct BundlePlan {
+    std::map<std::string, Planned> members;
+    std::vector<BundleTargetInfo> targets;
 
-BundleOutcome write_bundle(const BundleRequest& request) {
-    const stdfs::path lock_path = fs::absolute_from(request.cwd, request.lockfile);
-    const stdfs::path out_path = fs::absolute_from(request.cwd, request.output);
-    std::error_code ec;
-    if (!stdfs::is_regular_file(lock_path, ec)) {
-        throw util::InputError(util::utf8_of(lock_path) + " does not exist",
-                               "make one with `aitk-env lock`");
-    }
-    const std::string lock_text = fs::read_file(lock_path);
-    auto parsed = lock::parse_lockfile(lock_text, util::utf8_of(lock_path));
-    if (!parsed) throw parsed.error().to_error();
-    const lock::Lockfile& lock = *parsed;
-    const auto targets = chosen_targets(lock, request.targets, util::utf8_of(lock_path.filename()));
-    const auto& table =
-        request.python_builds ? *request.python_builds : python::standalone_builds();
-
-    BundleOutcome outcome;
-    outcome.path = out_path;
-    std::map<std::string, Planned> planned;  // by sha256: one member per content
-    std::vector<BundleTargetInfo> infos;
-    auto plan = [&](BundleMemberKind kind, const std::string& sha256, std::string filename,
+    // The member for a file of `target`: its path in the bundle.
+    std::string add(BundleMemberKind kind, const std::string& sha256, const std::string& filename,
                     const std::string& url, const std::string& target) {
         const std::string sha = cache::checked_sha256(sha256);
-        auto [it, inserted] = planned.try_emplace(sha);
+        auto [it, inserted] = members.try_emplace(sha);
         Planned& p = it->second;
         if (inserted) {
             p.filename = cache::checked_filename(filename);
@@ -170,8 +155,16 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             p.member.targets.push_back(target);
         }
         return p.member.path;
-    };
+    }
+};
 
+// Stage 1: every locked file of the chosen targets, and the standalone CPython of each (unless
+// --no-python); what cannot travel is noted.
+BundlePlan plan_bundle(const std::vector<const lock::LockedTarget*>& targets,
+                       const BundleRequest& request, BundleOutcome& outcome) {
+    const auto& table =
+        request.python_builds ? *request.python_builds : python::standalone_builds();
+    BundlePlan plan;
     for (const auto* target : targets) {
         outcome.targets.push_back(target->id);
         BundleTargetInfo info;
@@ -179,14 +172,14 @@ BundleOutcome write_bundle(const BundleRequest& request) {
         info.python = target->python;
         for (const auto& package : target->packages) {
             if (package.wheel) {
-                plan(BundleMemberKind::wheel, package.wheel->sha256, package.wheel->filename,
-                     package.wheel->url, target->id);
+                plan.add(BundleMemberKind::wheel, package.wheel->sha256, package.wheel->filename,
+                         package.wheel->url, target->id);
             } else if (package.source &&
                        (package.source->kind == lock::SourceKind::sdist ||
                         package.source->kind == lock::SourceKind::url) &&
                        !package.source->sha256.empty()) {
-                plan(BundleMemberKind::source, package.source->sha256,
-                     last_segment(package.source->url), package.source->url, target->id);
+                plan.add(BundleMemberKind::source, package.source->sha256,
+                         last_segment(package.source->url), package.source->url, target->id);
             } else {
                 info.not_bundled.push_back(package.name + ": " + not_bundled_reason(package));
                 outcome.notes.push_back(target->id + ": " + info.not_bundled.back());
@@ -198,9 +191,9 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             try {
                 const auto& build = python::select_standalone_build(
                     util::major_minor(target->python), standalone_platform_of(*target), table);
-                info.interpreter =
-                    plan(BundleMemberKind::python, build.sha256, decoded_last_segment(build.url),
-                         python::mirrored_url(build.url, request.python_mirror), target->id);
+                info.interpreter = plan.add(
+                    BundleMemberKind::python, build.sha256, decoded_last_segment(build.url),
+                    python::mirrored_url(build.url, request.python_mirror), target->id);
             } catch (const util::InputError& e) {
                 info.interpreter_note = e.what();
             }
@@ -211,35 +204,26 @@ BundleOutcome write_bundle(const BundleRequest& request) {
                                     "); the machine that installs it needs Python " +
                                     util::major_minor(target->python));
         }
-        infos.push_back(std::move(info));
+        plan.targets.push_back(std::move(info));
     }
+    return plan;
+}
 
-    // Everything comes through the cache: what is there is used, the rest downloaded (hash
-    // checked while it streams) and stored for the next run.
-    cache::Cache cache(request.cache_root);
-    auto hold = cache.hold();
+// Stage 2: every member in the cache. What is there is used, the rest downloaded (hash checked
+// while it streams) and stored for the next run; local source archives are copied in. One error
+// lists every file that could not be had.
+void fetch_members(Session& session, const BundleRequest& request, BundlePlan& plan,
+                   BundleOutcome& outcome) {
     std::vector<cache::ArtifactRef> refs;
     std::vector<Planned*> fetched_by_ref;
     std::vector<std::string> errors;
-    std::size_t failed = 0;
     bool python_failed = false;
-    std::unique_ptr<net::Downloader> downloader;
-    auto make_downloader = [&]() -> net::Downloader& {
-        if (!downloader) {
-            net::DownloaderOptions options = downloader_options(request.network);
-            downloader = std::make_unique<net::Downloader>(options);
-        }
-        return *downloader;
-    };
-    for (auto& [sha, p] : planned) {
+    for (auto& [sha, p] : plan.members) {
         if (p.local) {
             try {
-                auto archive = fetch_source_archive(cache, make_downloader(), p.url, p.filename,
-                                                    sha, request.network.offline, request.observer);
-                p.file = archive.path;
+                p.file = fetch_source_archive(session, p.url, p.filename, sha).path;
             } catch (const util::Error& e) {
                 errors.push_back(e.what());
-                ++failed;
             }
             continue;
         }
@@ -247,17 +231,16 @@ BundleOutcome write_bundle(const BundleRequest& request) {
         // credentials go only where they were given for: the origin the request really goes to.
         refs.push_back(
             {sha, p.filename,
-             with_index_credentials(request.network.rewrite.apply(p.url), request.indexes)});
+             with_index_credentials(session.network().rewrite.apply(p.url), request.indexes)});
         fetched_by_ref.push_back(&p);
     }
     if (!refs.empty()) {
-        auto fetched = index::fetch_artifacts(cache, make_downloader(), refs,
-                                              request.network.offline, request.observer);
+        auto fetched = index::fetch_artifacts(session.cache(), session.downloader(), refs,
+                                              session.offline(), session.observer());
         for (std::size_t i = 0; i < fetched.results.size(); ++i) {
             const auto& r = fetched.results[i];
             if (r.path.empty()) {
                 errors.push_back(r.error);
-                ++failed;
                 python_failed |= fetched_by_ref[i]->member.kind == BundleMemberKind::python;
                 continue;
             }
@@ -266,30 +249,33 @@ BundleOutcome write_bundle(const BundleRequest& request) {
             if (r.downloaded) ++outcome.downloaded;
         }
     }
-    if (!errors.empty()) {
-        std::sort(errors.begin(), errors.end());
-        errors.erase(std::unique(errors.begin(), errors.end()), errors.end());
-        std::string hint = request.network.offline ? "run without --offline to download them" : "";
-        if (python_failed && !request.network.offline) {
-            hint = "interpreter archives come from " +
-                   std::string(python::standalone_release_base) + ": set " +
-                   std::string(python::python_mirror_variable) +
-                   " to a mirror of it, or leave them out with --no-python";
-        }
-        // Offline, every missing file carries the same report: say it once.
-        throw util::Error(util::ExitCode::failure,
-                          std::to_string(failed) + " of " + std::to_string(planned.size()) +
-                              " files could not be had for the bundle:\n  " +
-                              util::join(errors, "\n  "),
-                          hint);
+    if (errors.empty()) return;
+    const std::size_t failed = errors.size();
+    std::sort(errors.begin(), errors.end());
+    errors.erase(std::unique(errors.begin(), errors.end()), errors.end());
+    std::string hint = session.offline() ? "run without --offline to download them" : "";
+    if (python_failed && !session.offline()) {
+        hint = "interpreter archives come from " + std::string(python::standalone_release_base) +
+               ": set " + std::string(python::python_mirror_variable) +
+               " to a mirror of it, or leave them out with --no-python";
     }
+    // Offline, every missing file carries the same report: say it once.
+    throw util::Error(util::ExitCode::failure,
+                      std::to_string(failed) + " of " + std::to_string(plan.members.size()) +
+                          " files could not be had for the bundle:\n  " +
+                          util::join(errors, "\n  "),
+                      hint);
+}
 
-    // A file taken from the cache is hashed again: a bundle is copied to where nothing can be
-    // fetched, so a damaged cache entry must not travel.
+// Stage 3: the members as the manifest lists them, lock first. A file taken from the cache is
+// hashed again: a bundle is copied to where nothing can be fetched, so a damaged cache entry
+// must not travel.
+std::vector<BundleMember> checked_members(BundlePlan& plan, const std::string& lock_text,
+                                          const std::vector<std::string>& targets) {
     std::vector<BundleMember> members;
     members.push_back({std::string(bundle_lock_member), BundleMemberKind::lock,
-                       fs::sha256_hex(lock_text), lock_text.size(), outcome.targets});
-    for (auto& [sha, p] : planned) {
+                       fs::sha256_hex(lock_text), lock_text.size(), targets});
+    for (auto& [sha, p] : plan.members) {
         if (!p.checked) {
             auto actual = fs::sha256_file_hex(p.file);
             if (actual != sha) {
@@ -305,13 +291,19 @@ BundleOutcome write_bundle(const BundleRequest& request) {
     }
     std::sort(members.begin() + 1, members.end(),
               [](const BundleMember& a, const BundleMember& b) { return a.path < b.path; });
+    return members;
+}
 
+// Stage 4: the archive, manifest.json and lock.yml first (readers check before they store).
+void write_bundle_archive(const stdfs::path& out_path, const lock::Lockfile& lock,
+                          const std::string& lock_text, const BundlePlan& plan,
+                          const std::vector<BundleMember>& members) {
     std::vector<archive::WriteEntry> entries;
     entries.push_back(archive::WriteEntry::file(std::string(bundle_manifest_member),
-                                                bundle_manifest_text(lock, infos, members)));
+                                                bundle_manifest_text(lock, plan.targets, members)));
     entries.push_back(archive::WriteEntry::file(std::string(bundle_lock_member), lock_text));
     std::map<std::string, const Planned*> by_path;
-    for (const auto& [sha, p] : planned)
+    for (const auto& [sha, p] : plan.members)
         by_path[p.member.path] = &p;
     for (const auto& [path, p] : by_path) {
         archive::WriteEntry entry;
@@ -320,15 +312,41 @@ BundleOutcome write_bundle(const BundleRequest& request) {
         entries.push_back(std::move(entry));
     }
     archive::WriteOptions options;
-    options.sort = false;  // manifest.json and lock.yml first: readers check before they store
+    options.sort = false;
     if (!out_path.parent_path().empty()) stdfs::create_directories(out_path.parent_path());
     archive::write_archive(out_path, archive::Format::tar_zst, std::move(entries), options);
+}
+
+}  // namespace
+
+// read the lock → plan the members → fetch them into the cache → check them → the archive.
+BundleOutcome write_bundle(Session& session, const BundleRequest& request) {
+    const stdfs::path lock_path = fs::absolute_from(session.cwd(), request.lockfile);
+    std::error_code ec;
+    if (!stdfs::is_regular_file(lock_path, ec)) {
+        throw util::InputError(util::utf8_of(lock_path) + " does not exist",
+                               "make one with `aitk-env lock`");
+    }
+    const std::string lock_text = fs::read_file(lock_path);
+    auto parsed = lock::parse_lockfile(lock_text, util::utf8_of(lock_path));
+    if (!parsed) throw parsed.error().to_error();
+    const lock::Lockfile& lock = *parsed;
+
+    BundleOutcome outcome;
+    outcome.path = fs::absolute_from(session.cwd(), request.output);
+    auto plan =
+        plan_bundle(chosen_targets(lock, request.targets, util::utf8_of(lock_path.filename())),
+                    request, outcome);
+    auto hold = session.cache().hold();
+    fetch_members(session, request, plan, outcome);
+    auto members = checked_members(plan, lock_text, outcome.targets);
+    write_bundle_archive(outcome.path, lock, lock_text, plan, members);
 
     for (const auto& m : members)
         outcome.content_bytes += m.size;
     outcome.members = std::move(members);
-    outcome.archive_bytes = stdfs::file_size(out_path);
-    outcome.sha256 = fs::sha256_file_hex(out_path);
+    outcome.archive_bytes = stdfs::file_size(outcome.path);
+    outcome.sha256 = fs::sha256_file_hex(outcome.path);
     return outcome;
 }
 

@@ -5,13 +5,11 @@
 
 namespace aitk::app {
 
-std::vector<FileHash> download_to_hash(const std::vector<UnhashedFile>& files,
-                                       std::string_view unknown, cache::Cache& cache,
-                                       net::Downloader& downloader, bool offline,
-                                       net::TransferObserver* observer) {
+std::vector<FileHash> download_to_hash(Session& session, const std::vector<UnhashedFile>& files,
+                                       std::string_view unknown) {
     std::vector<FileHash> hashes;
     if (files.empty()) return hashes;
-    if (offline) {
+    if (session.offline()) {
         std::vector<std::string> names;
         for (const auto& f : files)
             names.push_back(f.filename);
@@ -20,6 +18,7 @@ std::vector<FileHash> download_to_hash(const std::vector<UnhashedFile>& files,
                               ", and hashing them needs a download",
                           "run once without --offline");
     }
+    auto& cache = session.cache();
     auto hold = cache.hold();
     std::vector<net::FileRequest> requests;
     for (const auto& f : files) {
@@ -28,7 +27,7 @@ std::vector<FileHash> download_to_hash(const std::vector<UnhashedFile>& files,
         r.destination = cache.staging_path(f.filename);
         requests.push_back(std::move(r));
     }
-    auto outcomes = downloader.download(requests, observer);
+    auto outcomes = session.downloader().download(requests, session.observer());
     for (std::size_t i = 0; i < files.size(); ++i) {
         if (!outcomes[i]) {
             throw util::Error(util::ExitCode::failure, "cannot hash " + files[i].filename + ": " +

@@ -7,9 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "aitk/cache/cache.hpp"
-#include "aitk/net/downloader.hpp"
-#include "aitk/net/observer.hpp"
+#include "aitk/app/session.hpp"
 
 namespace aitk::app {
 
@@ -25,9 +23,7 @@ struct FileHash {
 
 // One FileHash per file, in order. Offline: util::Error "offline: <unknown> <names>, and hashing
 // them needs a download"; a failed download: "cannot hash <file>: <why>" (both exit 1).
-std::vector<FileHash> download_to_hash(const std::vector<UnhashedFile>& files,
-                                       std::string_view unknown, cache::Cache& cache,
-                                       net::Downloader& downloader, bool offline,
-                                       net::TransferObserver* observer);
+std::vector<FileHash> download_to_hash(Session& session, const std::vector<UnhashedFile>& files,
+                                       std::string_view unknown);
 
 }  // namespace aitk::app

@@ -195,51 +195,28 @@ struct TargetLock {
 
 // Files whose index gave no sha256 are downloaded once and hashed (docs/data-sources.md §2: the
 // torch index sometimes omits it); they land in the cache for the install.
-void fill_missing_hashes(std::vector<lock::LockedFile*>& files, cache::Cache& cache,
-                         net::Downloader& downloader, bool offline,
-                         net::TransferObserver* observer) {
+void fill_missing_hashes(Session& session, std::vector<lock::LockedPackage>& packages) {
+    std::vector<lock::LockedFile*> files;
     std::vector<UnhashedFile> wanted;
-    for (const auto* f : files)
-        wanted.push_back({f->filename, f->url});
-    auto hashes = download_to_hash(wanted, "the index gives no sha256 for", cache, downloader,
-                                   offline, observer);
+    for (auto& package : packages) {
+        if (!package.wheel || !package.wheel->sha256.empty()) continue;
+        files.push_back(&*package.wheel);
+        wanted.push_back({package.wheel->filename, package.wheel->url});
+    }
+    auto hashes = download_to_hash(session, wanted, "the index gives no sha256 for");
     for (std::size_t i = 0; i < hashes.size(); ++i) {
         files[i]->sha256 = hashes[i].sha256;
         files[i]->size = hashes[i].size;
     }
 }
 
-// `torch_constraint` ("torch>=2.7,<2.12"): the releases whose build runs on this machine, for a
-// lock made for it; empty for targets named by the inputs.
-TargetLock lock_target(const LockRequest& request, const project::ProjectInput& input,
-                       const project::Target& target, const std::string& python,
-                       const lock::Lockfile* previous, net::Downloader& downloader,
-                       cache::Cache& cache, SourceInspector* inspector,
-                       const std::string& torch_constraint) {
-    TargetLock out;
-    auto python_version = *pep::Version::parse(python);
-    auto routing = routing_for(request, input, target);
-
-    index::ClientOptions client_options;
-    client_options.offline = request.network.offline;
-    client_options.rewrite = request.network.rewrite;
-    // Within a run and shortly after, a cached page is as good as the server's (PyPI itself
-    // says max-age=600); --upgrade asks again.
-    client_options.trust_cached_for =
-        request.upgrade ? std::chrono::seconds(0) : std::chrono::seconds(600);
-    index::IndexClient client(downloader, &cache, routing, client_options);
-    client.metadata_fetcher().set_observer(request.observer);
-
-    SourceTarget source_target;
-    source_target.platform = project::tag_platform(target, python_version);
-    source_target.python = python_version;
-    source_target.only_binary = name_set(input.options.only_binary);
-    source_target.no_binary = name_set(input.options.no_binary);
-    IndexPackageSource source(client, source_target, inspector);
-    const lock::LockedTarget* previous_target =
-        previous ? previous->find_target(target.id()) : nullptr;
-    source.set_locked_commits(locked_commits(previous_target, request));
-
+// How the resolver is asked for `target`: its markers, the earlier lock's versions as
+// preferences, the inputs' constraints and this machine's torch releases
+// (`torch_constraint`, "torch>=2.7,<2.12", for a lock made for it; empty otherwise).
+resolve::ResolveOptions resolve_options_for(
+    const LockRequest& request, const project::ProjectInput& input, const project::Target& target,
+    const pep::Version& python_version, const lock::LockedTarget* previous_target,
+    const index::IndexRouting& routing, const std::string& torch_constraint) {
     resolve::ResolveOptions options;
     options.environment = project::marker_environment(target, python_version);
     options.allow_prereleases = input.options.pre;
@@ -264,14 +241,112 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
         options.local_group = routing.torch_family;
         options.local_label = target.backend;
     }
-    auto roots = roots_for(input, target, out.notes);
-    std::map<std::string, pep::SpecifierSet> family_specifiers;
+    return options;
+}
+
+// The versions the roots pin for the torch family ("torch==2.8.0"): the source picks the
+// builds of the family's backend index for them.
+std::map<std::string, pep::SpecifierSet> family_specifiers_of(
+    const std::vector<resolve::RootRequirement>& roots, const index::IndexRouting& routing) {
+    std::map<std::string, pep::SpecifierSet> out;
     for (const auto& root : roots) {
         const auto name = root.requirement.canonical_name();
         if (routing.is_torch_family(name) && !root.requirement.specifier().empty())
-            family_specifiers[name] = root.requirement.specifier();
+            out[name] = root.requirement.specifier();
     }
-    source.set_family_specifiers(std::move(family_specifiers));
+    return out;
+}
+
+// A resolved package as the lock records it: the wheel or source the source chose for it.
+lock::LockedPackage locked_package(const resolve::ResolvedPackage& package,
+                                   const IndexPackageSource& source, bool inspecting,
+                                   bool editable) {
+    lock::LockedPackage lp;
+    lp.name = package.name;
+    lp.version = package.url && package.version == pep::Version() ? std::string()
+                                                                  : package.version.to_string();
+    lp.requested = package.requested;
+    lp.extras = package.extras;
+    lp.dependencies = package.dependencies;
+    if (package.url && inspecting && direct_wheel(*package.url)) {
+        lp.wheel = direct_wheel(*package.url);
+    } else if (package.url) {
+        lp.source = direct_source(*package.url);
+        if (const auto* inspected = source.inspected(*package.url)) {
+            complete_source(*lp.source, *package.url, *inspected, editable);
+        }
+        // Sync clones an editable git requirement into <prefix>/src/<name>, as pip does.
+        if (lp.source->kind == lock::SourceKind::vcs && editable) lp.source->editable = true;
+    } else if (auto chosen = source.chosen_file(package.name, package.version)) {
+        const auto& file = *chosen->file;
+        lp.index = chosen->index.name;
+        std::string sha = file.sha256() ? std::string(*file.sha256()) : std::string();
+        if (file.is_wheel()) {
+            lp.wheel =
+                lock::LockedFile{file.filename, util::strip_credentials(file.url), sha, file.size};
+        } else {
+            lock::LockedSource s;
+            s.kind = lock::SourceKind::sdist;
+            s.url = util::strip_credentials(file.url);
+            s.sha256 = sha;
+            s.size = file.size;
+            if (const auto* inspected = source.inspected(file.url)) {
+                complete_source(s, file.url, *inspected, false);
+            }
+            lp.source = s;
+        }
+    }
+    return lp;
+}
+
+lock::LockedTarget locked_target_header(const project::ProjectInput& input,
+                                        const project::Target& target, const std::string& python,
+                                        const pep::MarkerEnvironment& markers) {
+    lock::LockedTarget locked;
+    locked.id = target.id();
+    locked.os = target.os;
+    locked.arch = target.arch;
+    locked.backend = target.backend;
+    locked.python = python;
+    locked.marker_environment = pep::marker_map(markers);
+    locked.variables = input.environment_for(target);
+    locked.variables.erase("PATH");  // environment.yml reserves it
+    return locked;
+}
+
+// One target: its indexes → the resolution → the locked packages, hashed.
+TargetLock lock_target(Session& session, const LockRequest& request,
+                       const project::ProjectInput& input, const project::Target& target,
+                       const std::string& python, const lock::Lockfile* previous,
+                       SourceInspector* inspector, const std::string& torch_constraint) {
+    TargetLock out;
+    auto python_version = *pep::Version::parse(python);
+    auto routing = routing_for(request, input, target);
+
+    index::ClientOptions client_options;
+    client_options.offline = session.offline();
+    client_options.rewrite = session.network().rewrite;
+    // Within a run and shortly after, a cached page is as good as the server's (PyPI itself
+    // says max-age=600); --upgrade asks again.
+    client_options.trust_cached_for =
+        request.upgrade ? std::chrono::seconds(0) : std::chrono::seconds(600);
+    index::IndexClient client(session.downloader(), &session.cache(), routing, client_options);
+    client.metadata_fetcher().set_observer(session.observer());
+
+    SourceTarget source_target;
+    source_target.platform = project::tag_platform(target, python_version);
+    source_target.python = python_version;
+    source_target.only_binary = name_set(input.options.only_binary);
+    source_target.no_binary = name_set(input.options.no_binary);
+    IndexPackageSource source(client, source_target, inspector);
+    const lock::LockedTarget* previous_target =
+        previous ? previous->find_target(target.id()) : nullptr;
+    source.set_locked_commits(locked_commits(previous_target, request));
+
+    auto options = resolve_options_for(request, input, target, python_version, previous_target,
+                                       routing, torch_constraint);
+    auto roots = roots_for(input, target, out.notes);
+    source.set_family_specifiers(family_specifiers_of(roots, routing));
 
     resolve::Resolution resolution;
     try {
@@ -281,63 +356,13 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
                                      target.id() + " (Python " + python + "):\n" + e.what());
     }
 
-    auto& locked = out.locked;
-    locked.id = target.id();
-    locked.os = target.os;
-    locked.arch = target.arch;
-    locked.backend = target.backend;
-    locked.python = python;
-    locked.marker_environment = pep::marker_map(options.environment);
-    locked.variables = input.environment_for(target);
-    locked.variables.erase("PATH");  // environment.yml reserves it
-
+    out.locked = locked_target_header(input, target, python, options.environment);
     const auto editables = editable_names(input, target);
     for (const auto& package : resolution.packages) {
-        lock::LockedPackage lp;
-        lp.name = package.name;
-        lp.version = package.url && package.version == pep::Version() ? std::string()
-                                                                      : package.version.to_string();
-        lp.requested = package.requested;
-        lp.extras = package.extras;
-        lp.dependencies = package.dependencies;
-        if (package.url && inspector && direct_wheel(*package.url)) {
-            lp.wheel = direct_wheel(*package.url);
-        } else if (package.url) {
-            lp.source = direct_source(*package.url);
-            if (const auto* inspected = source.inspected(*package.url)) {
-                complete_source(*lp.source, *package.url, *inspected,
-                                editables.count(package.name) > 0);
-            }
-            // Sync clones an editable git requirement into <prefix>/src/<name>, as pip does.
-            if (lp.source->kind == lock::SourceKind::vcs && editables.count(package.name) > 0) {
-                lp.source->editable = true;
-            }
-        } else if (auto chosen = source.chosen_file(package.name, package.version)) {
-            const auto& file = *chosen->file;
-            lp.index = chosen->index.name;
-            std::string sha = file.sha256() ? std::string(*file.sha256()) : std::string();
-            if (file.is_wheel()) {
-                lp.wheel = lock::LockedFile{file.filename, util::strip_credentials(file.url), sha,
-                                            file.size};
-            } else {
-                lock::LockedSource s;
-                s.kind = lock::SourceKind::sdist;
-                s.url = util::strip_credentials(file.url);
-                s.sha256 = sha;
-                s.size = file.size;
-                if (const auto* inspected = source.inspected(file.url)) {
-                    complete_source(s, file.url, *inspected, false);
-                }
-                lp.source = s;
-            }
-        }
-        locked.packages.push_back(std::move(lp));
+        out.locked.packages.push_back(locked_package(package, source, inspector != nullptr,
+                                                     editables.count(package.name) > 0));
     }
-    std::vector<lock::LockedFile*> unhashed;
-    for (auto& package : locked.packages) {
-        if (package.wheel && package.wheel->sha256.empty()) unhashed.push_back(&*package.wheel);
-    }
-    fill_missing_hashes(unhashed, cache, downloader, request.network.offline, request.observer);
+    fill_missing_hashes(session, out.locked.packages);
     for (const auto& note : source.notes())
         out.notes.push_back(target.id() + ": " + note);
     return out;
@@ -345,7 +370,7 @@ TargetLock lock_target(const LockRequest& request, const project::ProjectInput& 
 
 // One inspector for every target (the metadata is this machine's either way); its build
 // requirements come from the indexes of the default target.
-std::unique_ptr<HostSourceInspector> make_inspector(const LockRequest& request,
+std::unique_ptr<HostSourceInspector> make_inspector(Session& session, const LockRequest& request,
                                                     const project::ProjectInput& input,
                                                     const std::string& python,
                                                     const std::vector<project::Target>& targets,
@@ -355,20 +380,14 @@ std::unique_ptr<HostSourceInspector> make_inspector(const LockRequest& request,
         if (t.id() == default_target) target = &t;
     }
     SourceInspectorSettings settings;
-    settings.cache_root = request.cache_root;
-    settings.network = request.network;
-    settings.observer = request.observer;
     settings.routing = routing_for(request, input, *target);
     settings.python = python;
     settings.interpreter = request.sources.interpreter;
-    PythonOptions python_options;
-    python_options.cache_root = request.cache_root;
-    python_options.environment = request.environment;
-    settings.discovery = discovery_options(python_options);
+    settings.discovery = discovery_options(session);
     settings.environment = request.sources.build_environment;
     settings.timeout = request.sources.timeout;
     settings.git = request.sources.git;
-    return std::make_unique<HostSourceInspector>(std::move(settings));
+    return std::make_unique<HostSourceInspector>(session, std::move(settings));
 }
 
 std::optional<lock::Lockfile> read_existing(const std::filesystem::path& path) {
@@ -380,73 +399,9 @@ std::optional<lock::Lockfile> read_existing(const std::filesystem::path& path) {
     return std::move(*parsed);
 }
 
-}  // namespace
-
-project::ProjectInput load_project_input(const InputSelection& input,
-                                         const std::filesystem::path& cwd,
-                                         const util::Environment& environment) {
-    int chosen =
-        (input.manifest ? 1 : 0) + (input.requirements ? 1 : 0) + (input.conda_file ? 1 : 0);
-    if (chosen > 1) {
-        throw util::InputError("-m, -r and -f are alternatives", "give one input");
-    }
-    project::RequirementsReadOptions read_options;
-    read_options.environment = environment;
-    if (input.requirements) {
-        auto path = fs::absolute_from(cwd, *input.requirements);
-        auto file = project::read_requirements_file(path, read_options);
-        if (!file) throw file.error().to_error();
-        return project::from_requirements(*file, util::utf8_of(path.stem()));
-    }
-    if (input.conda_file) {
-        auto path = fs::absolute_from(cwd, *input.conda_file);
-        auto env = project::read_conda_environment(path, read_options);
-        if (!env) throw env.error().to_error();
-        auto imported = project::import_conda_environment(*env, input.skip_unmapped);
-        if (!imported) throw imported.error().to_error();
-        return project::from_conda(*imported, *env);
-    }
-    auto manifest = input.manifest ? project::read_manifest(fs::absolute_from(cwd, *input.manifest))
-                                   : project::parse_manifest(project::builtin_manifest_text(),
-                                                             project::builtin_manifest_name());
-    if (!manifest) throw manifest.error().to_error();
-    std::optional<std::filesystem::path> project_dir;
-    if (input.project_dir) project_dir = fs::absolute_from(cwd, *input.project_dir);
-    auto loaded = project::from_manifest(*manifest, project_dir, read_options);
-    if (!loaded) throw loaded.error().to_error();
-    return std::move(*loaded);
-}
-
-std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
-                            const std::vector<std::string>& targets,
-                            const std::vector<lock::LockedIndex>& indexes) {
-    fs::Sha256 hash;
-    auto field = [&](std::string_view label, std::string_view value) {
-        hash.update(label);
-        hash.update(std::string_view("\0", 1));
-        hash.update(std::to_string(value.size()));
-        hash.update(std::string_view("\0", 1));
-        hash.update(value);
-    };
-    field("format", std::to_string(lock::lock_format_version));
-    for (const auto& [label, content] : input.hashed_inputs)
-        field("input:" + label, content);
-    field("python", python);
-    for (const auto& target : targets)
-        field("target", target);
-    for (const auto& index : indexes)
-        field("index",
-              index.name + " " + std::string(lock::to_string(index.kind)) + " " + index.url);
-    for (const auto& [name, specifier] : input.torch_packages)
-        field("torch", name + specifier);
-    return "sha256:" + hash.finish_hex();
-}
-
-namespace {
-
 // One lock of `targets` (default `default_id`) into `outcome`, which carries the path and the
 // input's notes.
-void lock_targets(const LockRequest& request, const project::ProjectInput& input,
+void lock_targets(Session& session, const LockRequest& request, const project::ProjectInput& input,
                   const ChosenTargets& chosen, const std::string& torch_constraint,
                   LockOutcome& outcome) {
     const auto& targets = chosen.targets;
@@ -472,10 +427,6 @@ void lock_targets(const LockRequest& request, const project::ProjectInput& input
         return;
     }
 
-    net::DownloaderOptions net_options = downloader_options(request.network);
-    net::Downloader downloader(net_options);
-    cache::Cache cache(request.cache_root);
-
     lock::Lockfile lockfile;
     lockfile.name = input.name;
     lockfile.generator = std::string("aitk-env ") + AITK_ENV_VERSION;
@@ -485,13 +436,14 @@ void lock_targets(const LockRequest& request, const project::ProjectInput& input
     lockfile.default_target = chosen.default_id;
     std::unique_ptr<HostSourceInspector> inspector;
     if (request.sources.inspect) {
-        inspector = make_inspector(request, input, python, targets, lockfile.default_target);
+        inspector =
+            make_inspector(session, request, input, python, targets, lockfile.default_target);
     }
     std::vector<std::string> notes;
     for (const auto& target : targets) {
-        auto locked = lock_target(request, input, target, python,
-                                  previous && !request.upgrade ? &*previous : nullptr, downloader,
-                                  cache, inspector.get(), torch_constraint);
+        auto locked = lock_target(session, request, input, target, python,
+                                  previous && !request.upgrade ? &*previous : nullptr,
+                                  inspector.get(), torch_constraint);
         notes.insert(notes.end(), locked.notes.begin(), locked.notes.end());
         lockfile.targets.push_back(std::move(locked.locked));
     }
@@ -511,16 +463,16 @@ void lock_targets(const LockRequest& request, const project::ProjectInput& input
 
 // The lock for this machine: the best build of the torch the inputs ask for that runs here,
 // and the next one when the indexes cannot satisfy the requirements with it.
-void lock_for_machine(const LockRequest& request, const project::ProjectInput& input,
-                      LockOutcome& outcome) {
+void lock_for_machine(Session& session, const LockRequest& request,
+                      const project::ProjectInput& input, LockOutcome& outcome) {
     auto host = choose_host_builds(input, *request.machine);
     std::vector<std::string> passed;
     for (std::size_t i = 0; i < host.attempts.size(); ++i) {
         const auto& attempt = host.attempts[i];
         LockOutcome tried = outcome;
         try {
-            lock_targets(request, input, choose_targets({attempt.target}), attempt.torch_constraint,
-                         tried);
+            lock_targets(session, request, input, choose_targets({attempt.target}),
+                         attempt.torch_constraint, tried);
         } catch (const resolve::Unsatisfiable& e) {
             // One build only: its own explanation is the answer.
             if (request.check || host.attempts.size() == 1) throw;
@@ -547,38 +499,29 @@ void lock_for_machine(const LockRequest& request, const project::ProjectInput& i
 
 }  // namespace
 
-LockOutcome run_lock(const LockRequest& request) {
-    auto input = load_project_input(request.input, request.cwd, request.environment);
+LockOutcome run_lock(Session& session, const LockRequest& request) {
+    auto input = load_project_input(request.input, session.cwd(), session.environment());
     LockOutcome outcome;
     outcome.notes = input.notes;
-    outcome.path = request.output ? fs::absolute_from(request.cwd, *request.output)
-                                  : default_lock_output(request.input, request.cwd, input.name);
+    outcome.destination = request.output
+                              ? fs::absolute_from(session.cwd(), *request.output)
+                              : default_lock_output(request.input, session.cwd(), input.name);
+    outcome.path = outcome.destination;
+    if (request.scratch_dir) {
+        outcome.path = *request.scratch_dir / outcome.destination.filename();
+        std::error_code ec;
+        if (std::filesystem::exists(outcome.destination, ec)) {
+            std::filesystem::copy_file(outcome.destination, outcome.path,
+                                       std::filesystem::copy_options::overwrite_existing);
+        }
+    }
     const auto& named = request.targets.empty() ? input.default_targets : request.targets;
     if (request.machine && request.targets.empty() && (named.empty() || request.this_machine)) {
-        lock_for_machine(request, input, outcome);
+        lock_for_machine(session, request, input, outcome);
     } else {
-        lock_targets(request, input, choose_targets(named), {}, outcome);
+        lock_targets(session, request, input, choose_targets(named), {}, outcome);
     }
     return outcome;
-}
-
-std::filesystem::path default_lock_output(const InputSelection& input,
-                                          const std::filesystem::path& cwd,
-                                          const std::string& input_name) {
-    const auto base = input.project_dir ? fs::absolute_from(cwd, *input.project_dir) : cwd;
-    return base / lock::default_lockfile_path(input_name);
-}
-
-lock::Lockfile read_lockfile(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        throw util::InputError(
-            "lockfile " + util::utf8_of(path) + " does not exist",
-            "make one with `aitk-env lock`, or pass the path of an existing one");
-    }
-    auto parsed = lock::parse_lockfile(fs::read_file(path), util::utf8_of(path));
-    if (!parsed) throw parsed.error().to_error();
-    return std::move(*parsed);
 }
 
 nlohmann::json LockOutcome::to_json() const {

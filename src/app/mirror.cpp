@@ -210,7 +210,7 @@ std::vector<LockedArtifact> locked_artifacts(const lock::Lockfile& lock,
     return out;
 }
 
-MirrorOutcome run_mirror(const MirrorRequest& request) {
+MirrorOutcome run_mirror(Session& session, const MirrorRequest& request) {
     auto parsed =
         lock::parse_lockfile(fs::read_file(request.lockfile), util::utf8_of(request.lockfile));
     if (!parsed) throw parsed.error().to_error();
@@ -218,7 +218,7 @@ MirrorOutcome run_mirror(const MirrorRequest& request) {
 
     MirrorOutcome outcome;
     outcome.output = request.output;
-    cache::Cache cache(request.cache_root);
+    auto& cache = session.cache();
     auto hold = cache.hold();
     std::vector<cache::ArtifactRef> refs;
     std::vector<std::string> projects;
@@ -226,16 +226,9 @@ MirrorOutcome run_mirror(const MirrorRequest& request) {
         refs.push_back({a.sha256, a.filename, a.url});
         projects.push_back(a.project);
     }
-    net::DownloaderOptions options = downloader_options(request.network);
-    net::Downloader downloader(options);
-    LocateRequest locate;
-    locate.sources = &request.sources;
-    locate.cache = &cache;
-    locate.downloader = &downloader;
-    locate.offline = request.network.offline;
-    locate_artifacts(refs, projects, locate);
-    auto fetched =
-        index::fetch_artifacts(cache, downloader, refs, request.network.offline, request.observer);
+    locate_artifacts(session, refs, projects, {&request.sources, {}});
+    auto fetched = index::fetch_artifacts(cache, session.downloader(), refs, session.offline(),
+                                          session.observer());
     outcome.downloaded += downloads_or_throw(fetched, "artifacts");
 
     std::vector<MirrorFile> files;

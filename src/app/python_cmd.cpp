@@ -4,9 +4,7 @@
 #include <cstdio>
 
 #include "aitk/app/lock.hpp"
-#include "aitk/app/rewrite_config.hpp"
 #include "aitk/cache/cache.hpp"
-#include "aitk/net/downloader.hpp"
 #include "aitk/pep/marker.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/platform/host.hpp"
@@ -33,10 +31,10 @@ const std::vector<python::StandaloneBuild>& table_of(const PythonOptions& option
     return options.builds ? *options.builds : python::standalone_builds();
 }
 
-python::StandalonePlatform platform_of(const PythonOptions& options) {
+python::StandalonePlatform platform_of(const Session& session, const PythonOptions& options) {
     if (options.platform) return *options.platform;
     platform::ProbeEnvironment probe;
-    probe.env = options.environment;
+    probe.env = session.environment();
     return python::standalone_platform(platform::probe_host(probe));
 }
 
@@ -73,20 +71,18 @@ std::string interpreter_line(const python::Interpreter& i) {
     return line + "\n";
 }
 
-python::StandaloneInstall install(const PythonOptions& options, std::string_view version) {
+python::StandaloneInstall install(Session& session, const PythonOptions& options,
+                                  std::string_view version) {
     python::StandaloneInstallRequest request;
     request.version = std::string(version);
-    request.platform = platform_of(options);
-    request.mirror = env_or_empty(options.environment, python::python_mirror_variable);
-    request.rewrite = options.rewrite
-                          ? *options.rewrite
-                          : merge_rewrite_rules(rewrite_sources({}, options.environment));
-    request.offline = options.network.offline;
-    request.probe_options = discovery_options(options);
-    request.observer = options.observer;
-    cache::Cache cache(options.cache_root);
-    net::Downloader downloader(downloader_options(options.network));
-    return python::install_standalone(request, table_of(options), cache, downloader);
+    request.platform = platform_of(session, options);
+    request.mirror = env_or_empty(session.environment(), python::python_mirror_variable);
+    request.rewrite = session.network().rewrite;
+    request.offline = session.offline();
+    request.probe_options = discovery_options(session, options);
+    request.observer = session.observer();
+    return python::install_standalone(request, table_of(options), session.cache(),
+                                      session.downloader());
 }
 
 nlohmann::json install_json(const python::StandaloneInstall& s) {
@@ -103,18 +99,19 @@ nlohmann::json install_json(const python::StandaloneInstall& s) {
 
 }  // namespace
 
-python::DiscoveryOptions discovery_options(const PythonOptions& options) {
+python::DiscoveryOptions discovery_options(const Session& session, const PythonOptions& options) {
+    const auto& env = session.environment();
     python::DiscoveryOptions d;
     d.windows = windows_host();
-    d.environment = options.environment;
-    d.path_value = env_or_empty(options.environment, "PATH");
-    d.home = env_or_empty(options.environment, d.windows ? "USERPROFILE" : "HOME");
-    d.pyenv_root = env_or_empty(options.environment, "PYENV_ROOT");
+    d.environment = env;
+    d.path_value = env_or_empty(env, "PATH");
+    d.home = env_or_empty(env, d.windows ? "USERPROFILE" : "HOME");
+    d.pyenv_root = env_or_empty(env, "PYENV_ROOT");
     d.timeout = options.probe_timeout;
     d.system_dirs = options.system_dirs;
-    if (!options.cache_root.empty()) {
-        d.cache_file = python::default_interpreter_cache_file(options.cache_root);
-        for (const auto& s : python::installed_standalone(cache::Cache(options.cache_root)))
+    if (!session.cache_root().empty()) {
+        d.cache_file = python::default_interpreter_cache_file(session.cache_root());
+        for (const auto& s : python::installed_standalone(cache::Cache(session.cache_root())))
             d.extra_candidates.push_back(s.executable);
     }
     return d;
@@ -135,14 +132,14 @@ nlohmann::json interpreter_json(const python::Interpreter& i,
             {"markers", markers}};
 }
 
-PythonReport python_list(const PythonOptions& options) {
+PythonReport python_list(Session& session, const PythonOptions& options) {
     PythonReport r;
-    auto found = python::discover_interpreters(discovery_options(options));
+    auto found = python::discover_interpreters(discovery_options(session, options));
     sort_newest_first(found);
-    auto installed = python::installed_standalone(cache::Cache(options.cache_root));
+    auto installed = python::installed_standalone(session.cache());
     r.json = {{"interpreters", nlohmann::json::array()}, {"standalone", nlohmann::json::array()}};
     for (const auto& i : found) {
-        r.json["interpreters"].push_back(interpreter_json(i, options.cache_root));
+        r.json["interpreters"].push_back(interpreter_json(i, session.cache_root()));
         r.text += interpreter_line(i);
     }
     if (found.empty()) r.text += "no Python interpreter found\n";
@@ -160,9 +157,9 @@ PythonReport python_list(const PythonOptions& options) {
     return r;
 }
 
-PythonReport python_find(const PythonOptions& options, std::string_view spec) {
+PythonReport python_find(Session& session, std::string_view spec, const PythonOptions& options) {
     PythonReport r;
-    auto found = python::find_interpreter(spec, discovery_options(options));
+    auto found = python::find_interpreter(spec, discovery_options(session, options));
     if (!found) {
         auto request = python::parse_interpreter_request(spec);
         r.exit_code = 1;
@@ -171,14 +168,15 @@ PythonReport python_find(const PythonOptions& options, std::string_view spec) {
             "no Python interpreter matches " + (request ? request->describe() : std::string(spec));
         return r;
     }
-    r.json = interpreter_json(*found, options.cache_root);
+    r.json = interpreter_json(*found, session.cache_root());
     r.text = util::utf8_of(found->path) + "\n";
     return r;
 }
 
-PythonReport python_install(const PythonOptions& options, std::string_view version) {
+PythonReport python_install(Session& session, std::string_view version,
+                            const PythonOptions& options) {
     PythonReport r;
-    auto installed = install(options, version);
+    auto installed = install(session, options, version);
     r.json = install_json(installed);
     r.text = (installed.unpacked ? "installed CPython " : "CPython ") + installed.build.version +
              " (" + installed.build.build + ") " +
@@ -187,10 +185,10 @@ PythonReport python_install(const PythonOptions& options, std::string_view versi
     return r;
 }
 
-EnsuredPython ensure_python(const PythonOptions& options, std::string_view spec) {
+EnsuredPython ensure_python(Session& session, std::string_view spec, const PythonOptions& options) {
     auto request = python::parse_interpreter_request(spec);
     if (!request) throw util::InputError("--python " + request.error().message);
-    auto discovery = discovery_options(options);
+    auto discovery = discovery_options(session, options);
     EnsuredPython out;
     using Kind = python::InterpreterRequest::Kind;
     if (request->kind == Kind::path || request->kind == Kind::program) {
@@ -208,7 +206,7 @@ EnsuredPython ensure_python(const PythonOptions& options, std::string_view spec)
         out.interpreter = std::move(i);
         return out;
     }
-    const auto where = platform_of(options);
+    const auto where = platform_of(session, options);
     std::vector<std::string> versions;
     for (const auto& b : table_of(options)) {
         if (b.os == where.os && b.arch == where.arch &&
@@ -228,7 +226,7 @@ EnsuredPython ensure_python(const PythonOptions& options, std::string_view spec)
                 " does (known: " + (versions.empty() ? "none" : util::join(versions, ", ")) + ")",
             "install that Python and pass its path with --python");
     }
-    out.standalone = install(options, *match);
+    out.standalone = install(session, options, *match);
     out.interpreter = out.standalone->interpreter;
     return out;
 }

@@ -27,7 +27,7 @@ namespace {
 
 // An interpreter for the target's Python: the one asked for (a path or X.Y), else the newest
 // CPython X.Y on this machine, else a standalone build installed into the cache.
-python::Interpreter choose_interpreter(const SetupRequest& request,
+python::Interpreter choose_interpreter(Session& session, const SetupRequest& request,
                                        const lock::LockedTarget& target,
                                        std::vector<std::string>& notes) {
     std::string wanted = util::major_minor(target.python);
@@ -36,7 +36,7 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
         bool is_path = request.python->find('/') != std::string::npos ||
                        request.python->find('\\') != std::string::npos;
         if (is_path) {
-            spec = util::utf8_of(fs::absolute_from(request.cwd, *request.python));
+            spec = util::utf8_of(fs::absolute_from(session.cwd(), *request.python));
         } else if (util::major_minor(*request.python) != wanted) {
             throw util::InputError("--python " + *request.python + ": the lock target " +
                                        target.id + " was resolved for Python " + target.python,
@@ -45,13 +45,7 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
             spec = *request.python;
         }
     }
-    PythonOptions options;
-    options.cache_root = request.cache_root;
-    options.environment = request.environment;
-    options.network = request.network;
-    options.observer = request.observer;
-    options.rewrite = request.rewrite_urls;
-    auto ensured = ensure_python(options, spec);
+    auto ensured = ensure_python(session, spec);
     if (util::major_minor(ensured.interpreter.version) != wanted) {
         throw util::InputError(spec + " is Python " + ensured.interpreter.version + ", but " +
                                    target.id + " was resolved for Python " + target.python,
@@ -67,30 +61,18 @@ python::Interpreter choose_interpreter(const SetupRequest& request,
 // The Python version a lock made by setup is resolved for: --python X.Y as given; for
 // --python PATH the version of that interpreter, so that the lock fits the interpreter the
 // prefix will be made with.
-std::optional<std::string> python_to_lock_for(const SetupRequest& request) {
+std::optional<std::string> python_to_lock_for(const Session& session, const SetupRequest& request) {
     if (!request.python) return std::nullopt;
     const bool is_path = request.python->find('/') != std::string::npos ||
                          request.python->find('\\') != std::string::npos;
     if (!is_path) return request.python;
-    const auto path = fs::absolute_from(request.cwd, *request.python);
-    python::DiscoveryOptions discovery;
-    discovery.environment = request.environment;
-    if (!request.cache_root.empty()) {
-        discovery.cache_file = python::default_interpreter_cache_file(request.cache_root);
-    }
-    auto interpreter = python::probe_interpreter(path, discovery);
+    const auto path = fs::absolute_from(session.cwd(), *request.python);
+    auto interpreter = python::probe_interpreter(path, discovery_options(session));
     if (!interpreter) {
         throw util::InputError("--python " + *request.python + ": " + interpreter.error(),
                                "pass a working interpreter or a version X.Y");
     }
     return interpreter->version;
-}
-
-// Where run_lock writes the lock when no output is given (lockfiles/<input name>.lock.yml under
-// the project folder or the working directory).
-std::filesystem::path default_lock_path(const SetupRequest& request) {
-    auto input = load_project_input(request.input, request.cwd, request.environment);
-    return default_lock_output(request.input, request.cwd, input.name);
 }
 
 std::string smoke_script() {
@@ -163,7 +145,7 @@ std::string unbuildable_reason(const lock::LockedPackage& package, bool build_so
 
 // What run_lock is asked when setup makes the lock: this machine's target unless --target
 // names one, the Python setup will install into, and setup's own settings.
-LockRequest lock_request_for(const SetupRequest& request) {
+LockRequest lock_request_for(const Session& session, const SetupRequest& request) {
     LockRequest lock_request;
     lock_request.input = request.input;
     if (request.target) {
@@ -172,13 +154,8 @@ LockRequest lock_request_for(const SetupRequest& request) {
         lock_request.machine = request.machine;
         lock_request.this_machine = true;
     }
-    lock_request.python = python_to_lock_for(request);
+    lock_request.python = python_to_lock_for(session, request);
     lock_request.indexes = request.indexes;
-    lock_request.network = request.network;
-    lock_request.cache_root = request.cache_root;
-    lock_request.cwd = request.cwd;
-    lock_request.environment = request.environment;
-    lock_request.observer = request.observer;
     lock_request.sources.inspect = request.build_sources;
     return lock_request;
 }
@@ -186,25 +163,20 @@ LockRequest lock_request_for(const SetupRequest& request) {
 // Stage 1: the lock, read from -l or made now. --dry-run resolves as a real setup would
 // (keeping the existing lock's pins) but writes the lock into a scratch folder: the project's
 // lockfiles/ stays as it was.
-lock::Lockfile lock_for_setup(const SetupRequest& request, SetupOutcome& outcome) {
+lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request,
+                              SetupOutcome& outcome) {
     if (request.lockfile) {
-        outcome.lockfile = fs::absolute_from(request.cwd, *request.lockfile);
+        outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
         return read_lockfile(outcome.lockfile);
     }
-    LockRequest lock_request = lock_request_for(request);
+    LockRequest lock_request = lock_request_for(session, request);
     std::optional<fs::TempDir> scratch;
-    std::optional<std::filesystem::path> would_write;
     if (request.dry_run) {
-        would_write = default_lock_path(request);
         scratch.emplace(fs::TempDir::create("aitk-setup-dry-run"));
-        lock_request.output = scratch->path() / would_write->filename();
-        std::error_code ec;
-        if (std::filesystem::exists(*would_write, ec)) {
-            std::filesystem::copy_file(*would_write, *lock_request.output);
-        }
+        lock_request.scratch_dir = scratch->path();
     }
-    auto locked = run_lock(lock_request);
-    outcome.lockfile = would_write ? *would_write : locked.path;
+    auto locked = run_lock(session, lock_request);
+    outcome.lockfile = locked.destination;
     outcome.notes = locked.notes;
     outcome.target_reason = locked.target_reason;
     return std::move(locked.lockfile);
@@ -233,23 +205,20 @@ HeldPrefix make_prefix(const SetupRequest& request, const SetupOutcome& outcome,
     return held;
 }
 
-SyncRequest sync_request_for(const SetupRequest& request, const lock::Lockfile& lockfile,
-                             const lock::LockedTarget& target, const install::PrefixLayout& layout,
-                             HeldPrefix& held) {
+SyncRequest sync_request_for(const Session& session, const SetupRequest& request,
+                             const lock::Lockfile& lockfile, const lock::LockedTarget& target,
+                             const install::PrefixLayout& layout, HeldPrefix& held) {
     SyncRequest sync;
     sync.lock = &lockfile;
     sync.target = &target;
     sync.layout = layout;
-    sync.cache_root = request.cache_root;
-    sync.network = request.network;
-    sync.observer = request.observer;
     sync.link_mode = request.link_mode;
     sync.remove_extraneous = true;
     sync.dry_run = request.dry_run;
     sync.compile_bytecode = request.compile_bytecode;
     sync.build_sources = request.build_sources;
     sync.prefix_lock = held.lock ? &*held.lock : nullptr;
-    sync.artifact_sources.rewrite = request.rewrite_urls;
+    sync.artifact_sources.rewrite = session.network().rewrite;
     // Index URLs given with a lock say where its files are now (a mirror of it); the lock
     // itself, URLs and hashes, stays as it is. A lock made here from a private index has its
     // URLs stripped of the index's credentials: its files are found again on the index's pages,
@@ -264,10 +233,10 @@ SyncRequest sync_request_for(const SetupRequest& request, const lock::Lockfile& 
 // Stage 4: sync. A failed first setup (a download that did not come) leaves no empty venv
 // behind that would look like an environment; an existing prefix stays as sync left it
 // (intact).
-SyncOutcome sync_into(const SyncRequest& sync, const std::filesystem::path& prefix,
-                      const HeldPrefix& held) {
+SyncOutcome sync_into(Session& session, const SyncRequest& sync,
+                      const std::filesystem::path& prefix, const HeldPrefix& held) {
     try {
-        return sync_prefix(sync);
+        return sync_prefix(session, sync);
     } catch (...) {
         std::error_code ignored;
         if (held.is_new) std::filesystem::remove_all(prefix, ignored);
@@ -299,29 +268,30 @@ std::vector<std::filesystem::path> write_prefix_shims(const SetupRequest& reques
 }  // namespace
 
 // lock → target → interpreter → venv → sync → shims → smoke test; each stage a function above.
-SetupOutcome run_setup(const SetupRequest& request) {
-    if (request.bundle) return run_setup_from_bundle(request);  // verifies, then runs offline
+SetupOutcome run_setup(Session& session, const SetupRequest& request) {
+    if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
     SetupOutcome outcome;
-    const lock::Lockfile lockfile = lock_for_setup(request, outcome);
+    const lock::Lockfile lockfile = lock_for_setup(session, request, outcome);
 
     std::string judged;  // stage 2: the target this machine runs, and its interpreter
     const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
-    const auto interpreter = choose_interpreter(request, target, outcome.notes);
+    const auto interpreter = choose_interpreter(session, request, target, outcome.notes);
     outcome.python = util::utf8_of(interpreter.executable);
-    outcome.prefix = fs::absolute_from(request.cwd, request.prefix);
+    outcome.prefix = fs::absolute_from(session.cwd(), request.prefix);
     const auto layout =
         install::PrefixLayout::for_venv(outcome.prefix, interpreter.version, request.windows);
 
     HeldPrefix held = make_prefix(request, outcome, interpreter, layout);
     outcome.sync =
-        sync_into(sync_request_for(request, lockfile, target, layout, held), outcome.prefix, held);
+        sync_into(session, sync_request_for(session, request, lockfile, target, layout, held),
+                  outcome.prefix, held);
     note_unbuildable(outcome, request.build_sources);
     if (request.dry_run) return outcome;
 
     outcome.shims = write_prefix_shims(request, target, layout, outcome.prefix);
-    if (request.smoke_test) outcome.smoke = smoke_test(layout, target, request.environment);
+    if (request.smoke_test) outcome.smoke = smoke_test(layout, target, session.environment());
     return outcome;
 }
 

@@ -235,51 +235,59 @@ std::string snapshot_hash(const lock::LockedTarget& target) {
     return "sha256:" + hash.finish_hex();
 }
 
-}  // namespace
-
-SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
-    SnapshotOutcome outcome;
-    auto layout = open_prefix(request.prefix, request.windows);
-    const auto python = full_python_version(layout.prefix);
-    const auto python_version = *pep::Version::parse(python);
-    auto installed = install::installed_distributions(layout);
-
+// What the prefix holds, read once: its layout, Python, distributions, lock copy and receipt.
+struct PrefixState {
+    install::PrefixLayout layout;
+    std::string python;
+    std::vector<install::InstalledDistribution> installed;
     std::optional<PrefixLock> prefix_lock;
+    std::optional<Receipt> receipt;
+    const lock::LockedTarget* locked_target = nullptr;  // in prefix_lock
+};
+
+PrefixState read_prefix_state(const SnapshotRequest& request, SnapshotOutcome& outcome) {
+    PrefixState state;
+    state.layout = open_prefix(request.prefix, request.windows);
+    state.python = full_python_version(state.layout.prefix);
+    state.installed = install::installed_distributions(state.layout);
     try {
-        prefix_lock = read_prefix_lock(layout);
+        state.prefix_lock = read_prefix_lock(state.layout);
     } catch (const util::Error& e) {
         outcome.notes.push_back(std::string("the prefix's lock copy is unreadable (") + e.what() +
                                 "); every file is looked up anew");
     }
-    auto receipt = Receipt::read(layout.state);
-    const lock::LockedTarget* locked_target = nullptr;
-    if (prefix_lock) {
-        auto id = receipt && !receipt->target.empty() ? receipt->target : prefix_lock->target;
-        locked_target = prefix_lock->lock.find_target(id);
+    state.receipt = Receipt::read(state.layout.state);
+    if (state.prefix_lock) {
+        const auto& receipt = state.receipt;
+        auto id = receipt && !receipt->target.empty() ? receipt->target : state.prefix_lock->target;
+        state.locked_target = state.prefix_lock->lock.find_target(id);
     }
+    return state;
+}
 
-    std::string torch_backend;
-    const auto target = choose_target(request, installed, locked_target, torch_backend);
-    auto env = project::marker_environment(target, python_version);
-
-    auto dists = read_distributions(installed, outcome.notes);
-    activate_extras(dists, env);
-    find_dependencies(dists, env, outcome.notes);
-    auto kept = kept_names(dists, request.keep_installer_tools, outcome.left_out);
-
-    // The lock copy's indexes keep their names, whether or not a package still uses them, so a
-    // snapshot of an untouched prefix lists what its lock lists.
-    IndexTable indexes;
-    if (prefix_lock) {
-        for (const auto& entry : prefix_lock->lock.indexes)
-            indexes.add(entry);
-    }
+// The lock entries made so far, and what is still to be found on the indexes.
+struct Collected {
     std::map<std::string, lock::LockedPackage> packages;
     std::map<std::string, FileOrigin> origins;
     std::vector<std::string> lookups;  // names to find on the indexes
     std::map<std::string, WheelInfo> wheel_infos;
     std::vector<std::string> unlockable;  // "name version: why"
+};
 
+// Each kept distribution from the receipt's lock entry, its direct_url.json, or (its WHEEL
+// read) left for the index lookup.
+Collected collect_entries(const std::set<std::string>& kept,
+                          const std::map<std::string, Dist>& dists, const PrefixState& state,
+                          IndexTable& indexes, SnapshotOutcome& outcome) {
+    const auto& receipt = state.receipt;
+    const auto* locked_target = state.locked_target;
+    const auto& prefix_lock = state.prefix_lock;
+    Collected c;
+    auto& packages = c.packages;
+    auto& origins = c.origins;
+    auto& lookups = c.lookups;
+    auto& wheel_infos = c.wheel_infos;
+    auto& unlockable = c.unlockable;
     for (const auto& name : kept) {
         const auto& dist = dists.at(name);
         const auto& d = *dist.installed;
@@ -337,20 +345,14 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
         lookups.push_back(name);
     }
 
-    net::DownloaderOptions net_options = downloader_options(request.network);
-    net::Downloader downloader(net_options);
-    cache::Cache cache(request.cache_root);
+    return c;
+}
 
-    if (!lookups.empty()) {
-        const lock::Lockfile* own = prefix_lock ? &prefix_lock->lock : nullptr;
-        index::ClientOptions client_options;
-        client_options.offline = request.network.offline;
-        index::IndexClient client(downloader, &cache, snapshot_routing(request, own, torch_backend),
-                                  client_options);
-        Found found{packages, origins, indexes, unlockable, outcome.notes};
-        find_files(lookups, wheel_infos, client, cache, found);
-    }
-
+// Without --allow-unlocked a package no index has is an error; with it, it is left out.
+void drop_unlockable(const SnapshotRequest& request, Collected& c, SnapshotOutcome& outcome) {
+    auto& unlockable = c.unlockable;
+    auto& packages = c.packages;
+    auto& origins = c.origins;
     if (!unlockable.empty()) {
         if (!request.allow_unlocked) {
             throw util::Error(
@@ -366,7 +368,10 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
             outcome.left_out.push_back(line + " (--allow-unlocked)");
         }
     }
+}
 
+// Entries whose sha256 (or size) the prefix does not record.
+std::vector<Unhashed> unhashed_files(std::map<std::string, lock::LockedPackage>& packages) {
     std::vector<Unhashed> unhashed;
     for (auto& [name, package] : packages) {
         if (package.wheel && package.wheel->sha256.empty()) {
@@ -386,8 +391,16 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
             }
         }
     }
-    fill_hashes(unhashed, request, cache, downloader);
+    return unhashed;
+}
 
+lock::LockedTarget snapshot_target(const project::Target& target, const std::string& python,
+                                   const pep::MarkerEnvironment& env, const PrefixState& state,
+                                   const std::map<std::string, Dist>& dists, Collected& c,
+                                   SnapshotOutcome& outcome) {
+    const auto* locked_target = state.locked_target;
+    auto& packages = c.packages;
+    auto& origins = c.origins;
     lock::LockedTarget locked;
     locked.id = target.id();
     locked.os = target.os;
@@ -413,11 +426,55 @@ SnapshotOutcome snapshot_prefix(const SnapshotRequest& request) {
         locked.packages.push_back(package);
     }
 
+    return locked;
+}
+
+}  // namespace
+
+// prefix → target → distributions and extras → entries (receipt, direct_url.json, indexes) →
+// hashes → the lockfile.
+SnapshotOutcome snapshot_prefix(Session& session, const SnapshotRequest& request) {
+    SnapshotOutcome outcome;
+    const auto state = read_prefix_state(request, outcome);
+    const auto python_version = *pep::Version::parse(state.python);
+
+    std::string torch_backend;
+    const auto target = choose_target(request, state.installed, state.locked_target, torch_backend);
+    auto env = project::marker_environment(target, python_version);
+    auto dists = read_distributions(state.installed, outcome.notes);
+    activate_extras(dists, env);
+    find_dependencies(dists, env, outcome.notes);
+    auto kept = kept_names(dists, request.keep_installer_tools, outcome.left_out);
+
+    // The lock copy's indexes keep their names, whether or not a package still uses them, so a
+    // snapshot of an untouched prefix lists what its lock lists.
+    IndexTable indexes;
+    if (state.prefix_lock) {
+        for (const auto& entry : state.prefix_lock->lock.indexes)
+            indexes.add(entry);
+    }
+    auto collected = collect_entries(kept, dists, state, indexes, outcome);
+    if (!collected.lookups.empty()) {
+        const lock::Lockfile* own = state.prefix_lock ? &state.prefix_lock->lock : nullptr;
+        index::ClientOptions client_options;
+        client_options.offline = session.offline();
+        index::IndexClient client(session.downloader(), &session.cache(),
+                                  snapshot_routing(request, own, torch_backend), client_options);
+        Found found{collected.packages, collected.origins, indexes, collected.unlockable,
+                    outcome.notes};
+        find_files(collected.lookups, collected.wheel_infos, client, session.cache(), found);
+    }
+    drop_unlockable(request, collected, outcome);
+    auto unhashed = unhashed_files(collected.packages);
+    fill_hashes(session, unhashed);
+    auto locked = snapshot_target(target, state.python, env, state, dists, collected, outcome);
+
     auto& lockfile = outcome.lockfile;
-    lockfile.name = prefix_lock ? prefix_lock->lock.name : util::utf8_of(layout.prefix.filename());
+    lockfile.name = state.prefix_lock ? state.prefix_lock->lock.name
+                                      : util::utf8_of(state.layout.prefix.filename());
     if (lockfile.name.empty()) lockfile.name = "snapshot";
     lockfile.generator = std::string("aitk-env ") + AITK_ENV_VERSION;
-    if (prefix_lock) lockfile.python_requires = prefix_lock->lock.python_requires;
+    if (state.prefix_lock) lockfile.python_requires = state.prefix_lock->lock.python_requires;
     lockfile.input_hash = snapshot_hash(locked);
     lockfile.indexes = indexes.entries();
     lockfile.default_target = locked.id;

@@ -98,8 +98,7 @@ std::optional<stdfs::path> cached_wheel(const cache::Cache& cache, const std::st
     return std::nullopt;
 }
 
-void fill_hashes(std::vector<Unhashed>& files, const SnapshotRequest& request, cache::Cache& cache,
-                 net::Downloader& downloader) {
+void fill_hashes(Session& session, std::vector<Unhashed>& files) {
     std::vector<Unhashed*> remote;
     for (auto& f : files) {
         if (auto path = index::file_url_to_path(f.url)) {
@@ -118,8 +117,7 @@ void fill_hashes(std::vector<Unhashed>& files, const SnapshotRequest& request, c
     std::vector<UnhashedFile> wanted;
     for (const auto* f : remote)
         wanted.push_back({f->filename, f->url});
-    auto hashes = download_to_hash(wanted, "no sha256 is known for", cache, downloader,
-                                   request.network.offline, request.observer);
+    auto hashes = download_to_hash(session, wanted, "no sha256 is known for");
     for (std::size_t i = 0; i < hashes.size(); ++i) {
         *remote[i]->sha256 = hashes[i].sha256;
         *remote[i]->size = hashes[i].size;

@@ -75,7 +75,6 @@ struct Unhashed {
     std::string url;
     std::string filename;
 };
-void fill_hashes(std::vector<Unhashed>& files, const SnapshotRequest& request, cache::Cache& cache,
-                 net::Downloader& downloader);
+void fill_hashes(Session& session, std::vector<Unhashed>& files);
 
 }  // namespace aitk::app::snapshot_detail

@@ -172,10 +172,9 @@ std::optional<stdfs::path> local_path_of(std::string_view url) {
     return std::nullopt;
 }
 
-FetchedArchive fetch_source_archive(cache::Cache& cache, net::Downloader& downloader,
-                                    const std::string& url, const std::string& filename,
-                                    const std::string& sha256, bool offline,
-                                    net::TransferObserver* observer) {
+FetchedArchive fetch_source_archive(Session& session, const std::string& url,
+                                    const std::string& filename, const std::string& sha256) {
+    auto& cache = session.cache();
     std::error_code ec;
     if (!sha256.empty()) {
         if (auto found = cache.find_artifact(sha256, filename)) {
@@ -193,7 +192,7 @@ FetchedArchive fetch_source_archive(cache::Cache& cache, net::Downloader& downlo
         auto stored = cache.import_artifact(*local, digest, filename);
         return {stored, digest, stdfs::file_size(stored, ec)};
     }
-    if (offline) {
+    if (session.offline()) {
         throw util::Error(
             util::ExitCode::failure,
             "offline: " + filename + " (" + util::redact_url(url) + ") is not in the cache",
@@ -204,7 +203,7 @@ FetchedArchive fetch_source_archive(cache::Cache& cache, net::Downloader& downlo
     request.url = url;
     request.destination = cache.staging_path(filename);
     if (!sha256.empty()) request.expected_sha256 = util::to_lower(sha256);
-    auto outcome = downloader.download(request, observer);
+    auto outcome = session.downloader().download(request, session.observer());
     if (!outcome) {
         stdfs::remove(request.destination, ec);
         throw util::Error(util::ExitCode::failure,
@@ -262,123 +261,145 @@ std::optional<std::string> direct_url_json(const lock::LockedPackage& package,
     return install::write_direct_url(direct);
 }
 
-std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request) {
-    cache::Cache cache(request.cache_root);
-    const build::BuiltWheelCache wheel_cache(cache);
-    std::unique_ptr<build::GitCache> git;
-    std::unique_ptr<net::Downloader> downloader;
-    std::unique_ptr<IndexBuildEnvironmentProvider> own_provider;
-    auto provider = [&]() -> build::BuildEnvironmentProvider& {
-        if (request.provider) return *request.provider;
-        if (!own_provider) {
-            BuildEnvironmentSettings settings;
-            settings.routing = request.routing;
-            settings.network = request.network;
-            settings.cache_root = request.cache_root;
-            settings.interpreter = request.interpreter;
-            settings.observer = request.observer;
-            own_provider = std::make_unique<IndexBuildEnvironmentProvider>(std::move(settings));
-        }
-        return *own_provider;
-    };
+namespace {
 
-    build::BuildOptions options;
-    options.environment = request.environment;
-    options.timeout = request.timeout;
-    options.work_dir = cache.temp_dir();
-    stdfs::create_directories(options.work_dir);
-    options.output_dir = request.output_dir;
-    options.cache = &wheel_cache;
+// The builds of one build_source_packages call: the cache, the git cache and the environment
+// provider are made on the first package that needs them and shared by the rest.
+class SourceBuilder {
+  public:
+    SourceBuilder(Session& session, const SourceBuildRequest& request)
+        : session_(session), request_(request), wheel_cache_(session.cache()) {
+        options_.environment = request.environment;
+        options_.timeout = request.timeout;
+        options_.work_dir = session.cache().temp_dir();
+        stdfs::create_directories(options_.work_dir);
+        options_.output_dir = request.output_dir;
+        options_.cache = &wheel_cache_;
+    }
 
-    std::vector<BuiltSource> out;
-    for (const auto* package : request.sources) {
-        const auto& source = source_of(*package);
+    BuiltSource build(const lock::LockedPackage& package) {
+        const auto& source = source_of(package);
         BuiltSource built;
-        built.name = package->name;
-        built.direct_url = direct_url_json(*package, request.prefix);
+        built.name = package.name;
+        built.direct_url = direct_url_json(package, request_.prefix);
         const bool editable_vcs = source.kind == lock::SourceKind::vcs && source.editable;
         const bool needs_output = source.kind == lock::SourceKind::directory || editable_vcs;
-        if (needs_output && request.output_dir.empty()) {
+        if (needs_output && request_.output_dir.empty()) {
             throw util::Error(
                 util::ExitCode::failure,
-                "building " + label_of(*package) + " (a local folder): no folder for its wheel",
+                "building " + label_of(package) + " (a local folder): no folder for its wheel",
                 "internal: set SourceBuildRequest::output_dir");
         }
-
         build::BuiltWheel wheel;
         if (source.kind == lock::SourceKind::vcs) {
-            if (!git) {
-                build::GitOptions git_options = request.git;
-                if (!git_options.environment && request.environment) {
-                    git_options.environment = request.environment;
-                }
-                git = std::make_unique<build::GitCache>(cache, git_options);
-            }
-            auto url = git_url_of(source);
-            std::string commit = source.commit;
-            if (!pep::is_full_commit_id(commit)) {
-                // A lock made without looking into sources holds the revision as written.
-                url.revision = commit;
-                commit = git->resolve(url);
-            }
-            if (editable_vcs) {
-                if (request.prefix.empty()) {
-                    throw util::Error(util::ExitCode::failure,
-                                      "building " + label_of(*package) +
-                                          " (an editable git requirement): no prefix for its "
-                                          "checkout",
-                                      "internal: set SourceBuildRequest::prefix");
-                }
-                build::GitOptions git_options = request.git;
-                if (!git_options.environment) git_options.environment = request.environment;
-                const build::GitRunner runner{git_options, url.repository};
-                auto tree = editable_vcs_checkout(*git, runner, url, commit,
-                                                  editable_vcs_dir(*package, request.prefix),
-                                                  label_of(*package));
-                if (!url.subdirectory.empty()) tree /= url.subdirectory;
-                wheel = build::build_editable(tree, provider(), request.interpreter, options);
-                built.editable = true;
-            } else {
-                wheel = build::build_wheel(build::BuildSource::git(*git, url, commit), provider(),
-                                           request.interpreter, options);
-            }
+            wheel = from_git(package, source, built);
         } else if (source.kind == lock::SourceKind::directory) {
-            auto path = local_path_of(source.url);
-            if (!path) {
-                throw util::Error(
-                    util::ExitCode::failure,
-                    package->name + ": " + util::redact_url(source.url) + " is not a local folder");
-            }
-            if (!source.subdirectory.empty()) *path /= source.subdirectory;
-            if (source.editable) {
-                wheel = build::build_editable(*path, provider(), request.interpreter, options);
-                built.editable = true;
-            } else {
-                wheel = build::build_wheel(build::BuildSource::directory(*path), provider(),
-                                           request.interpreter, options);
-            }
+            wheel = from_folder(package, source, built);
         } else {
-            if (!downloader) {
-                net::DownloaderOptions net_options = downloader_options(request.network);
-                downloader = std::make_unique<net::Downloader>(net_options);
-            }
-            auto archive =
-                fetch_source_archive(cache, *downloader, source.url, last_segment(source.url),
-                                     source.sha256, request.network.offline, request.observer);
-            if (archive.path.extension() == ".whl") {
-                wheel = {archive.path, true};  // a wheel by URL: nothing to build
-            } else {
-                wheel = build::build_wheel(build::BuildSource::sdist(archive.path, archive.sha256),
-                                           provider(), request.interpreter, options);
-            }
+            wheel = from_archive(source);
         }
-        auto name = checked_wheel(*package, wheel.path);
+        auto name = checked_wheel(package, wheel.path);
         built.version = name.version.to_string();
         built.wheel = wheel.path;
         built.from_cache = wheel.from_cache;
         built.wheel_sha256 = fs::sha256_file_hex(wheel.path);
-        out.push_back(std::move(built));
+        return built;
     }
+
+  private:
+    build::BuildEnvironmentProvider& provider() {
+        if (request_.provider) return *request_.provider;
+        if (!own_provider_) {
+            BuildEnvironmentSettings settings;
+            settings.routing = request_.routing;
+            settings.interpreter = request_.interpreter;
+            own_provider_ =
+                std::make_unique<IndexBuildEnvironmentProvider>(session_, std::move(settings));
+        }
+        return *own_provider_;
+    }
+
+    build::GitOptions git_options() const {
+        build::GitOptions options = request_.git;
+        if (!options.environment) options.environment = request_.environment;
+        return options;
+    }
+
+    build::GitCache& git() {
+        if (!git_) git_ = std::make_unique<build::GitCache>(session_.cache(), git_options());
+        return *git_;
+    }
+
+    build::BuiltWheel from_git(const lock::LockedPackage& package, const lock::LockedSource& source,
+                               BuiltSource& built) {
+        auto url = git_url_of(source);
+        std::string commit = source.commit;
+        if (!pep::is_full_commit_id(commit)) {
+            // A lock made without looking into sources holds the revision as written.
+            url.revision = commit;
+            commit = git().resolve(url);
+        }
+        if (!source.editable) {
+            return build::build_wheel(build::BuildSource::git(git(), url, commit), provider(),
+                                      request_.interpreter, options_);
+        }
+        if (request_.prefix.empty()) {
+            throw util::Error(util::ExitCode::failure,
+                              "building " + label_of(package) +
+                                  " (an editable git requirement): no prefix for its checkout",
+                              "internal: set SourceBuildRequest::prefix");
+        }
+        const auto options = git_options();  // the runner keeps a reference to it
+        const build::GitRunner runner{options, url.repository};
+        auto tree =
+            editable_vcs_checkout(git(), runner, url, commit,
+                                  editable_vcs_dir(package, request_.prefix), label_of(package));
+        if (!url.subdirectory.empty()) tree /= url.subdirectory;
+        built.editable = true;
+        return build::build_editable(tree, provider(), request_.interpreter, options_);
+    }
+
+    build::BuiltWheel from_folder(const lock::LockedPackage& package,
+                                  const lock::LockedSource& source, BuiltSource& built) {
+        auto path = local_path_of(source.url);
+        if (!path) {
+            throw util::Error(
+                util::ExitCode::failure,
+                package.name + ": " + util::redact_url(source.url) + " is not a local folder");
+        }
+        if (!source.subdirectory.empty()) *path /= source.subdirectory;
+        if (!source.editable) {
+            return build::build_wheel(build::BuildSource::directory(*path), provider(),
+                                      request_.interpreter, options_);
+        }
+        built.editable = true;
+        return build::build_editable(*path, provider(), request_.interpreter, options_);
+    }
+
+    build::BuiltWheel from_archive(const lock::LockedSource& source) {
+        auto archive =
+            fetch_source_archive(session_, source.url, last_segment(source.url), source.sha256);
+        if (archive.path.extension() == ".whl") return {archive.path, true};  // nothing to build
+        return build::build_wheel(build::BuildSource::sdist(archive.path, archive.sha256),
+                                  provider(), request_.interpreter, options_);
+    }
+
+    Session& session_;
+    const SourceBuildRequest& request_;
+    const build::BuiltWheelCache wheel_cache_;
+    build::BuildOptions options_;
+    std::unique_ptr<build::GitCache> git_;
+    std::unique_ptr<IndexBuildEnvironmentProvider> own_provider_;
+};
+
+}  // namespace
+
+std::vector<BuiltSource> build_source_packages(Session& session,
+                                               const SourceBuildRequest& request) {
+    SourceBuilder builder(session, request);
+    std::vector<BuiltSource> out;
+    for (const auto* package : request.sources)
+        out.push_back(builder.build(*package));
     return out;
 }
 

@@ -59,17 +59,17 @@ std::optional<std::string> read_pkg_info(const std::filesystem::path& sdist) {
 }
 
 struct HostSourceInspector::State {
+    Session& session;
     SourceInspectorSettings settings;
-    cache::Cache cache;
+    cache::Cache& cache;
     build::BuiltWheelCache wheels;
     std::optional<python::Interpreter> interpreter;
     std::unique_ptr<build::GitCache> git;
-    std::unique_ptr<net::Downloader> downloader;
     std::unique_ptr<IndexBuildEnvironmentProvider> provider;
     std::map<std::string, InspectedSource> answers;
 
-    explicit State(SourceInspectorSettings s)
-        : settings(std::move(s)), cache(settings.cache_root), wheels(cache) {}
+    State(Session& session_, SourceInspectorSettings s)
+        : session(session_), settings(std::move(s)), cache(session.cache()), wheels(cache) {}
 
     const python::Interpreter& host_interpreter() {
         if (interpreter) return *interpreter;
@@ -111,23 +111,12 @@ struct HostSourceInspector::State {
         return *git;
     }
 
-    net::Downloader& network() {
-        if (!downloader) {
-            net::DownloaderOptions options = downloader_options(settings.network);
-            downloader = std::make_unique<net::Downloader>(options);
-        }
-        return *downloader;
-    }
-
     build::BuildEnvironmentProvider& environments() {
         if (!provider) {
             BuildEnvironmentSettings s;
             s.routing = settings.routing;
-            s.network = settings.network;
-            s.cache_root = settings.cache_root;
             s.interpreter = host_interpreter();
-            s.observer = settings.observer;
-            provider = std::make_unique<IndexBuildEnvironmentProvider>(std::move(s));
+            provider = std::make_unique<IndexBuildEnvironmentProvider>(session, std::move(s));
         }
         return *provider;
     }
@@ -162,8 +151,8 @@ struct HostSourceInspector::State {
     }
 };
 
-HostSourceInspector::HostSourceInspector(SourceInspectorSettings settings)
-    : state_(std::make_unique<State>(std::move(settings))) {}
+HostSourceInspector::HostSourceInspector(Session& session, SourceInspectorSettings settings)
+    : state_(std::make_unique<State>(session, std::move(settings))) {}
 
 HostSourceInspector::~HostSourceInspector() = default;
 
@@ -182,7 +171,7 @@ InspectedSource HostSourceInspector::vcs(const std::string& name, const pep::Vcs
     } else if (pep::is_full_commit_id(url.revision)) {
         commit = util::to_lower(url.revision);
     } else {
-        if (state_->settings.network.offline) {
+        if (state_->session.offline()) {
             throw util::Error(util::ExitCode::failure,
                               "offline: which commit " + util::redact_url(url.to_string()) +
                                   " names is known only to the repository",
@@ -201,9 +190,7 @@ InspectedSource HostSourceInspector::archive(const std::string& name,
     const std::string memo = "archive\n" + file.url;
     if (auto it = state_->answers.find(memo); it != state_->answers.end()) return it->second;
     std::string sha = file.sha256() ? util::to_lower(*file.sha256()) : std::string();
-    auto fetched =
-        fetch_source_archive(state_->cache, state_->network(), file.url, file.filename, sha,
-                             state_->settings.network.offline, state_->settings.observer);
+    auto fetched = fetch_source_archive(state_->session, file.url, file.filename, sha);
     InspectedSource answer;
     std::optional<pep::CoreMetadata> pkg_info;
     if (auto text = read_pkg_info(fetched.path)) {

@@ -188,8 +188,8 @@ Wanted wanted_of(const SyncPlan& plan) {
 
 // Stage: the source nodes built into wheels under `output`, before anything else, so that a
 // build failure changes nothing.
-std::vector<BuiltSource> build_sources(const SyncRequest& request, const Wanted& wanted,
-                                       std::optional<fs::TempDir>& output) {
+std::vector<BuiltSource> build_sources(Session& session, const SyncRequest& request,
+                                       const Wanted& wanted, std::optional<fs::TempDir>& output) {
     if (wanted.sources.empty()) return {};
     const auto& layout = request.layout;
     python::DiscoveryOptions discovery;
@@ -204,45 +204,43 @@ std::vector<BuiltSource> build_sources(const SyncRequest& request, const Wanted&
     SourceBuildRequest build;
     build.sources = wanted.sources;
     build.interpreter = *interpreter;
-    build.cache_root = request.cache_root;
     if (request.lock) build.routing = routing_from_lock(*request.lock, *request.target);
-    build.network = request.network;
-    build.observer = request.observer;
     build.output_dir = output->path();
     build.prefix = layout.prefix;
-    return build_source_packages(build);
+    return build_source_packages(session, build);
 }
 
 // Fetches the locked wheels into the cache (from the artifact sources first, when given);
 // `arrived(i, path)` runs as each one is there. Counts the downloads into `outcome`.
-void fetch_wheels(const SyncRequest& request, cache::Cache& cache, const Wanted& wanted,
+void fetch_wheels(Session& session, const SyncRequest& request, const Wanted& wanted,
                   const std::function<void(std::size_t, const std::filesystem::path&)>& arrived,
                   SyncOutcome& outcome) {
     std::vector<cache::ArtifactRef> refs;
     for (const auto* p : wanted.wheels)
         refs.push_back({p->wheel->sha256, p->wheel->filename, p->wheel->url});
     if (refs.empty()) return;
-    net::Downloader downloader(downloader_options(request.network));
+    auto& cache = session.cache();
+    auto& downloader = session.downloader();
     if (!request.artifact_sources.empty()) {
         std::vector<std::string> projects;
         for (const auto* p : wanted.wheels)
             projects.push_back(p->name);
-        LocateRequest locate{&request.artifact_sources, &cache, &downloader,
-                             request.target->backend, request.network.offline};
-        locate_artifacts(refs, projects, locate);
+        locate_artifacts(session, refs, projects,
+                         {&request.artifact_sources, request.target->backend});
     }
-    auto fetched = index::fetch_artifacts(cache, downloader, refs, request.network.offline,
-                                          request.observer, arrived);
+    auto fetched = index::fetch_artifacts(cache, downloader, refs, session.offline(),
+                                          session.observer(), arrived);
     outcome.downloaded += downloads_or_throw(fetched, "wheels");
 }
 
 // Stage: every wanted wheel in the cache and unpacked there; the unpacked trees, by index of
 // wanted.all. Each wheel is unpacked as soon as it is in the cache, while the others still
 // download.
-std::vector<std::filesystem::path> prepare_wheels(const SyncRequest& request, cache::Cache& cache,
+std::vector<std::filesystem::path> prepare_wheels(Session& session, const SyncRequest& request,
                                                   const Wanted& wanted,
                                                   const std::vector<BuiltSource>& built,
                                                   SyncOutcome& outcome) {
+    auto& cache = session.cache();
     const std::size_t count = wanted.all.size();
     const std::size_t wheels = wanted.wheels.size();
     std::vector<std::filesystem::path> artifacts(count);
@@ -259,7 +257,7 @@ std::vector<std::filesystem::path> prepare_wheels(const SyncRequest& request, ca
         unpacking.add(wheels + b, size_or_zero(built[b].wheel));
     }
     fetch_wheels(
-        request, cache, wanted,
+        session, request, wanted,
         [&](std::size_t i, const std::filesystem::path& path) {
             artifacts[i] = path;
             unpacking.add(i, size_or_zero(path));
@@ -360,7 +358,7 @@ void stage_records(const SyncRequest& request, install::PrefixTransaction& txn,
 }  // namespace
 
 // plan → build sources → prepare (fetch, unpack) → install (staged) → commit → bytecode.
-SyncOutcome sync_prefix(const SyncRequest& request) {
+SyncOutcome sync_prefix(Session& session, const SyncRequest& request) {
     const auto& layout = request.layout;
     SyncOutcome outcome;
     if (request.dry_run) {
@@ -383,11 +381,10 @@ SyncOutcome sync_prefix(const SyncRequest& request) {
     const Wanted wanted = wanted_of(outcome.plan);
 
     std::optional<fs::TempDir> build_output;
-    const auto built = build_sources(request, wanted, build_output);
-    cache::Cache cache(request.cache_root);
-    auto hold = cache.hold();
-    cache::sweep_interrupted_writes(cache);  // what a killed run left beside the caches
-    const auto trees = prepare_wheels(request, cache, wanted, built, outcome);
+    const auto built = build_sources(session, request, wanted, build_output);
+    auto hold = session.cache().hold();
+    cache::sweep_interrupted_writes(session.cache());  // what a killed run left beside the caches
+    const auto trees = prepare_wheels(session, request, wanted, built, outcome);
 
     stage_removals(txn, outcome.plan, installed);
     auto modules = install_wheels(request, txn, wanted, built, trees, outcome);

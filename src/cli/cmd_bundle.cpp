@@ -4,13 +4,13 @@
 #include <iostream>
 #include <memory>
 
-#include "aitk/util/utf8.hpp"
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/python/standalone_install.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -53,16 +53,12 @@ Command add_bundle_command(CLI::App& app, GlobalOptions& globals) {
             it != environment.end()) {
             request.python_mirror = it->second;
         }
-        request.network = network_settings(globals);
-        request.network.rewrite = app::configured_rewrite_rules({});
         request.indexes = index_settings(globals);
-        request.cache_root = app::resolve_cache_root(globals.cache_dir, environment);
-        request.cwd = std::filesystem::current_path();
 
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
-        request.observer = &progress;
-        auto outcome = app::write_bundle(request);
+        app::Session session(session_settings(globals, &progress));
+        auto outcome = app::write_bundle(session, request);
         if (progress.transfers() > 0) progress.finish();
         return print_outcome(globals, outcome);
     };

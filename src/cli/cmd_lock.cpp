@@ -79,18 +79,13 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.check = a->check;
         request.sources.inspect = !a->no_build;
         request.indexes = index_settings(globals);
-        request.network = network_settings(globals);
-        request.network.rewrite = app::configured_rewrite_rules({});
-        request.environment = util::current_environment();
-        request.cache_root = app::resolve_cache_root(globals.cache_dir, request.environment);
-        request.cwd = std::filesystem::current_path();
-        if (a->targets.empty())
-            request.machine = probe_this_machine(a->backend, a->force, request.cache_root);
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
-        request.observer = &progress;
+        app::Session session(session_settings(globals, &progress));
+        if (a->targets.empty())
+            request.machine = probe_this_machine(a->backend, a->force, session.cache_root());
 
-        auto outcome = app::run_lock(request);
+        auto outcome = app::run_lock(session, request);
         if (progress.transfers() > 0) progress.finish();
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";

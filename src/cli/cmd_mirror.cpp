@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/mirror.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -47,17 +47,14 @@ Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
         request.output = util::path_from_utf8(args->output);
         if (!args->base_url.empty()) request.base_url = args->base_url;
         request.targets = args->targets;
-        request.sources.rewrite = app::configured_rewrite_rules(args->rewrite_urls);
         if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
             request.sources.indexes = index_settings(globals);
         }
-        request.network = network_settings(globals);
-        auto env = util::current_environment();
-        request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
-        request.observer = &progress;
-        auto outcome = app::run_mirror(request);
+        app::Session session(session_settings(globals, &progress, args->rewrite_urls));
+        request.sources.rewrite = session.network().rewrite;
+        auto outcome = app::run_mirror(session, request);
         if (progress.transfers() > 0) progress.finish();
         return print_outcome(globals, outcome);
     };

@@ -7,7 +7,6 @@
 #include <memory>
 #include <string>
 
-#include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/prefix.hpp"
@@ -17,6 +16,7 @@
 #include "aitk/app/torch_choice.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -64,15 +64,15 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     Command command;
     command.app = sync;
     command.run = [a, &globals]() -> int {
-        auto rewrite = app::configured_rewrite_rules(a->rewrite_urls);
+        auto style = progress_style(globals);
+        app::DownloadProgress progress(std::cerr, style, 0, 0);
+        app::Session session(session_settings(globals, &progress, a->rewrite_urls));
         auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
         const auto lockfile = app::read_lockfile(util::path_from_utf8(a->lock));
         std::optional<std::string> own;
         if (auto recorded = app::read_prefix_lock(layout)) own = recorded->target;
         app::SyncRequest request;
-        auto env = util::current_environment();
-        request.cache_root = app::resolve_cache_root(globals.cache_dir, env);
-        auto machine = probe_this_machine(a->backend, a->force, request.cache_root);
+        auto machine = probe_this_machine(a->backend, a->force, session.cache_root());
         std::string reason;
         std::optional<std::string> wanted;
         if (!a->target.empty()) wanted = a->target;
@@ -80,20 +80,16 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         request.lock = &lockfile;
         request.target = target;
         request.layout = layout;
-        request.network = network_settings(globals);
         request.link_mode = *install::parse_link_mode(a->link_mode);
         request.dry_run = a->dry_run;
         request.compile_bytecode = a->compile_bytecode;
         request.build_sources = !a->no_build;
-        request.artifact_sources.rewrite = std::move(rewrite);
+        request.artifact_sources.rewrite = session.network().rewrite;
         // Index URLs given with the lock say where its files are now (a mirror of it).
         if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
             request.artifact_sources.indexes = index_settings(globals);
         }
-        auto style = progress_style(globals);
-        app::DownloadProgress progress(std::cerr, style, 0, 0);
-        request.observer = &progress;
-        auto outcome = app::sync_prefix(request);
+        auto outcome = app::sync_prefix(session, request);
         if (progress.transfers() > 0) progress.finish();
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";

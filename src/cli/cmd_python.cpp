@@ -41,19 +41,15 @@ Command add_python_command(CLI::App& app, GlobalOptions& globals) {
     Command command;
     command.app = python;
     command.run = [=, &globals]() -> int {
-        app::PythonOptions options;
-        options.environment = util::current_environment();
-        options.cache_root = app::resolve_cache_root(globals.cache_dir, options.environment);
-        options.network = network_settings(globals);
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 1, 0);
-        options.observer = &progress;
+        app::Session session(session_settings(globals, &progress));
 
         app::PythonReport report;
-        if (list->parsed()) report = app::python_list(options);
-        if (find->parsed()) report = app::python_find(options, args->spec);
+        if (list->parsed()) report = app::python_list(session);
+        if (find->parsed()) report = app::python_find(session, args->spec);
         if (install->parsed()) {
-            report = app::python_install(options, args->version);
+            report = app::python_install(session, args->version);
             if (progress.transfers() > 0) progress.finish();
         }
         if (globals.json) {

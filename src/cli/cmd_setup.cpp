@@ -5,13 +5,13 @@
 #include <memory>
 #include <string>
 
-#include "aitk/util/utf8.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/app/setup.hpp"
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "commands.hpp"
 
 namespace aitk::cli {
@@ -89,23 +89,16 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.smoke_test = !args->no_smoke_test;
         request.compile_bytecode = args->compile_bytecode;
         request.build_sources = !args->no_build;
-        request.rewrite_urls = app::configured_rewrite_rules(args->rewrite_urls);
         request.indexes = index_settings(globals);
-        request.network = network_settings(globals);
-        request.network.rewrite = request.rewrite_urls;
-        request.environment = util::current_environment();
-        request.cache_root = app::resolve_cache_root(globals.cache_dir, request.environment);
-        request.cwd = std::filesystem::current_path();
 #ifdef _WIN32
         request.windows = true;
 #endif
-        request.machine = probe_this_machine(args->backend, args->force, request.cache_root);
-        request.machine.require_target_os();
-
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
-        request.observer = &progress;
-        auto outcome = app::run_setup(request);
+        app::Session session(session_settings(globals, &progress, args->rewrite_urls));
+        request.machine = probe_this_machine(args->backend, args->force, session.cache_root());
+        request.machine.require_target_os();
+        auto outcome = app::run_setup(session, request);
         if (progress.transfers() > 0) progress.finish();
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";

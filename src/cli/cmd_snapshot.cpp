@@ -60,11 +60,11 @@ Command add_snapshot_command(CLI::App& app, GlobalOptions& globals) {
         request.allow_unlocked = a->allow_unlocked;
         request.keep_installer_tools = a->all;
         request.indexes = index_settings(globals);
-        request.network = network_settings(globals);
-        auto environment = util::current_environment();
-        request.cache_root = app::resolve_cache_root(globals.cache_dir, environment);
+        auto style = progress_style(globals);
+        app::DownloadProgress progress(std::cerr, style, 0, 0);
+        app::Session session(session_settings(globals, &progress));
 
-        auto machine = probe_this_machine("auto", false, request.cache_root);
+        auto machine = probe_this_machine("auto", false, session.cache_root());
         if (machine.os.empty()) {
             throw util::Error(util::ExitCode::unsatisfiable,
                               "this machine cannot be a lock target: " + machine.unsupported);
@@ -72,10 +72,7 @@ Command add_snapshot_command(CLI::App& app, GlobalOptions& globals) {
         request.os = machine.os;
         request.arch = machine.arch;
 
-        auto style = progress_style(globals);
-        app::DownloadProgress progress(std::cerr, style, 0, 0);
-        request.observer = &progress;
-        auto outcome = app::snapshot_prefix(request);
+        auto outcome = app::snapshot_prefix(session, request);
         if (progress.transfers() > 0) progress.finish();
 
         auto text = lock::write_lockfile(outcome.lockfile);

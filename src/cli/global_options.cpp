@@ -16,6 +16,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "aitk/app/cache.hpp"
+#include "aitk/app/rewrite_config.hpp"
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/subprocess.hpp"
@@ -110,6 +112,18 @@ app::NetworkSettings network_settings(const GlobalOptions& g, const util::Enviro
 
 app::NetworkSettings network_settings(const GlobalOptions& g) {
     return network_settings(g, util::current_environment());
+}
+
+app::SessionSettings session_settings(const GlobalOptions& g, net::TransferObserver* observer,
+                                      const std::vector<std::string>& rewrite_urls) {
+    app::SessionSettings settings;
+    settings.environment = util::current_environment();
+    settings.cache_root = app::resolve_cache_root(g.cache_dir, settings.environment);
+    settings.cwd = std::filesystem::current_path();
+    settings.network = network_settings(g, settings.environment);
+    settings.network.rewrite = app::configured_rewrite_rules(rewrite_urls);
+    settings.observer = observer;
+    return settings;
 }
 
 app::ProgressStyle progress_style(const GlobalOptions& g) {

@@ -11,6 +11,7 @@
 #include "aitk/app/doctor.hpp"
 #include "aitk/app/machine.hpp"
 #include "aitk/app/progress.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/app/settings.hpp"
 #include "aitk/util/subprocess.hpp"
 
@@ -47,6 +48,12 @@ app::IndexSettings index_settings(const GlobalOptions& globals);
 app::NetworkSettings network_settings(const GlobalOptions& globals,
                                       const util::Environment& environment);
 app::NetworkSettings network_settings(const GlobalOptions& globals);
+// One command's session (app/session.hpp): the cache root (--cache-dir, AITK_ENV_CACHE_DIR or
+// the default), this process's working directory and environment, the network settings with
+// every rewrite rule (`rewrite_urls`, the command's --rewrite-url values, first; then
+// AITK_ENV_REWRITE_URL and the config files) and the progress observer.
+app::SessionSettings session_settings(const GlobalOptions& globals, net::TransferObserver* observer,
+                                      const std::vector<std::string>& rewrite_urls = {});
 // Progress bars on a terminal stderr unless -q or --no-progress, else plain lines or nothing.
 app::ProgressStyle progress_style(const GlobalOptions& globals);
 

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "aitk/index/url.hpp"
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/specifier.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
@@ -87,7 +88,7 @@ std::optional<std::string> normalize_hash(std::string_view algorithm, std::strin
 
 FragmentHashes hashes_from_fragment(std::string_view fragment) {
     FragmentHashes out;
-    for (std::string_view item : util::split(fragment, '&')) {
+    for (std::string_view item : pep::UrlFragment{{}, fragment}.items()) {
         const auto eq = item.find('=');
         if (eq == std::string_view::npos) continue;
         const std::string algorithm = util::to_lower(item.substr(0, eq));

@@ -1,5 +1,6 @@
 #include "aitk/index/url.hpp"
 
+#include "aitk/pep/direct_reference.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
@@ -113,9 +114,10 @@ UrlParts split_url(std::string_view url) noexcept {
             url.remove_prefix(i + 1);
         }
     }
-    if (const auto hash = url.find('#'); hash != std::string_view::npos) {
-        parts.fragment = url.substr(hash + 1);
-        url = url.substr(0, hash);
+    // "#" with nothing after it is a fragment too (RFC 3986): present, empty.
+    if (const auto split = pep::split_fragment(url); split.url.size() != url.size()) {
+        parts.fragment = split.fragment;
+        url = split.url;
     }
     if (const auto question = url.find('?'); question != std::string_view::npos) {
         parts.query = url.substr(question + 1);

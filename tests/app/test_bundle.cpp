@@ -3,6 +3,7 @@
 // the server stopped into a fresh prefix from a fresh cache with a real CPython 3.12. Damaged,
 // truncated and inconsistent bundles are refused before anything is installed or cached.
 #include "aitk/app/bundle.hpp"
+#include "app_calls.hpp"
 
 #include <gtest/gtest.h>
 
@@ -80,7 +81,7 @@ class BundleTest : public test::TorchMirrorTest {
                               fs::sha256_hex(bytes)});
         }
         fs::write_file_atomic(work.path() / "requirements.txt", "torch==2.9.0\nrequests\n");
-        LockRequest lock;
+        test::LockCall lock;
         lock.input.requirements = "requirements.txt";
         lock.targets = {"linux-x86_64-cpu", "linux-x86_64-cu130", "windows-x86_64-cu130"};
         lock.python = "3.12.1";
@@ -92,8 +93,8 @@ class BundleTest : public test::TorchMirrorTest {
         lockfile = run_lock(lock).path;
     }
 
-    BundleRequest bundle_request(const std::string& out, const std::string& cache) {
-        BundleRequest r;
+    test::BundleCall bundle_request(const std::string& out, const std::string& cache) {
+        test::BundleCall r;
         r.lockfile = lockfile;
         r.output = work.path() / out;
         r.python_builds = &builds;
@@ -102,8 +103,8 @@ class BundleTest : public test::TorchMirrorTest {
         return r;
     }
 
-    SetupRequest setup_request(const std::string& bundle, const std::string& cache) {
-        SetupRequest r;
+    test::SetupCall setup_request(const std::string& bundle, const std::string& cache) {
+        test::SetupCall r;
         r.bundle = work.path() / bundle;
         r.prefix = work.path() / "prefix";
         r.cache_root = work.path() / cache;

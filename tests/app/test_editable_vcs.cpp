@@ -12,6 +12,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/install/wheel_install.hpp"
 #include "aitk/util/error.hpp"
+#include "app_calls.hpp"
 #include "source_test_support.hpp"
 
 namespace aitk::app {
@@ -88,7 +89,7 @@ class EditableVcsTest : public ::testing::Test {
     }
 
     std::vector<BuiltSource> build(const lock::LockedPackage& p) {
-        SourceBuildRequest r;
+        test::SourceBuildCall r;
         r.sources = {&p};
         r.interpreter = build::test::interpreter();
         r.cache_root = work.path() / "cache";

@@ -2,13 +2,16 @@
 // target, the torch family from the backend index only, the lockfile byte-identical on re-lock,
 // `--check`, and the same versions as real pip picks.
 #include "aitk/app/lock.hpp"
+#include "app_calls.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "../index/index_test_support.hpp"
+#include "aitk/app/python_cmd.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/resolve/resolver.hpp"
@@ -31,9 +34,9 @@ class LockTest : public TorchMirrorTest {
         fs::write_file_atomic(work->path() / name, text);
     }
 
-    LockRequest request_for(const std::string& requirements_file,
-                            std::vector<std::string> targets) {
-        LockRequest r;
+    test::LockCall request_for(const std::string& requirements_file,
+                               std::vector<std::string> targets) {
+        test::LockCall r;
         r.input.requirements = requirements_file;
         r.targets = std::move(targets);
         r.python = "3.12.1";
@@ -220,7 +223,7 @@ TEST_F(LockTest, ACondaSnapshotLocksItsPythonAndItsTorchBuild) {
           "    - requests==2.32.3\n"
           "variables:\n"
           "  HF_HOME: /data/hf\n");
-    LockRequest request = request_for("unused", {});
+    test::LockCall request = request_for("unused", {});
     request.input.requirements.reset();
     request.input.conda_file = "environment.yml";
     request.python.reset();
@@ -298,6 +301,44 @@ TEST_F(LockTest, PicksTheVersionsPipPicks) {
     for (const auto& p : outcome.lockfile.targets[0].packages)
         ours[p.name] = p.version;
     EXPECT_EQ(ours, pip_versions);
+}
+
+// One command, one session: the stages after the lock (here the standalone-Python download of
+// setup) go over the connections the lock opened, instead of a downloader of their own.
+TEST_F(LockTest, TheStagesOfOneSessionShareItsConnections) {
+    write("requirements.txt", "requests\n");
+    server.add_file("/cpython.tar.gz", "not an archive");
+    Session session({work->path() / "cache", work->path(), {}, {}, nullptr});
+    run_lock(session, request_for("requirements.txt", {"linux-x86_64-cpu"}));
+    std::set<int> lock_connections;
+    for (const auto& record : server.requests())
+        lock_connections.insert(record.remote_port);
+    ASSERT_FALSE(lock_connections.empty());
+
+    std::vector<python::StandaloneBuild> table = {{"cpython", "3.12.1", "20260814", "linux",
+                                                   "x86_64", "gnu", server.url("/cpython.tar.gz"),
+                                                   std::string(64, 'a')}};
+    PythonOptions options;
+    options.builds = &table;
+    options.platform = python::StandalonePlatform{"linux", "x86_64", "gnu"};
+    options.system_dirs = std::vector<std::filesystem::path>{};
+    EXPECT_THROW((void)ensure_python(session, "3.12", options), util::Error);  // a bad archive
+    const auto fetched = server.requests_for("/cpython.tar.gz");  // tried again: a wrong hash
+    ASSERT_FALSE(fetched.empty());
+    EXPECT_EQ(lock_connections.count(fetched[0].remote_port), 1u)
+        << "the download opened connection " << fetched[0].remote_port;
+}
+
+// AITK_ENV_HTTP_RETRIES reaches the index pages of a lock: 1 + 1 tries, no backoff wait.
+TEST_F(LockTest, TheSessionsRetryKnobReachesTheIndexPages) {
+    write("requirements.txt", "requests\n");
+    server.set_fault("/simple/requests/", test::Fault::http_status(503, 1000));
+    NetworkSettings network;
+    network.retries = 1;
+    network.retry_delay = std::chrono::milliseconds(0);
+    Session session({work->path() / "cache", work->path(), {}, network, nullptr});
+    EXPECT_ANY_THROW(run_lock(session, request_for("requirements.txt", {"linux-x86_64-cpu"})));
+    EXPECT_EQ(server.requests_for("/simple/requests/").size(), 2u);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/pep/requirement.hpp"
 #include "aitk/project/manifest.hpp"
+#include "app_calls.hpp"
 
 namespace aitk::app {
 namespace {
@@ -89,7 +90,7 @@ class LockManifestTest : public ::testing::Test {
 };
 
 TEST_F(LockManifestTest, TheDefaultManifestLocksForEveryDefaultTarget) {
-    LockRequest request;
+    test::LockCall request;
     request.indexes.index_url = server.url("/simple/");
     request.indexes.torch_index_url = server.url("/whl");
     request.cache_root = work.path() / "cache";

@@ -12,6 +12,7 @@
 #include "aitk/app/source_metadata.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
+#include "app_calls.hpp"
 #include "source_test_support.hpp"
 #include "test_machine.hpp"
 
@@ -81,9 +82,9 @@ class LockSourcesTest : public ::testing::Test {
         first_commit = source_test::make_repository(repo, git_demo(marker));
     }
 
-    LockRequest request(const std::string& requirements, std::vector<std::string> targets) {
+    test::LockCall request(const std::string& requirements, std::vector<std::string> targets) {
         fs::write_file_atomic(work.path() / "requirements.txt", requirements);
-        LockRequest r;
+        test::LockCall r;
         r.input.requirements = "requirements.txt";
         r.targets = std::move(targets);
         r.python = "3.12.1";

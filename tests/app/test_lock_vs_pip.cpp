@@ -26,6 +26,7 @@
 #include "aitk/resolve/resolver.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
+#include "app_calls.hpp"
 #include "generated_scenario.hpp"
 
 namespace aitk::app {
@@ -218,8 +219,8 @@ class LockVsPip : public ::testing::TestWithParam<Case> {
 
     std::string target() const { return "linux-x86_64-" + GetParam().backend; }
 
-    LockRequest lock_request(const std::string& python) const {
-        LockRequest r;
+    test::LockCall lock_request(const std::string& python) const {
+        test::LockCall r;
         r.input.requirements = work->path() / "requirements.txt";
         r.output = work->path() / ("lock-" + python + ".yml");
         r.targets = {target()};

@@ -11,6 +11,7 @@
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
+#include "app_calls.hpp"
 #include "http_server.hpp"
 
 namespace aitk::app {
@@ -52,7 +53,7 @@ TEST(DownloaderOptions, ReachTheStandalonePythonDownload) {
     std::vector<python::StandaloneBuild> table = {{"cpython", "3.12.1", "20260814", "linux",
                                                    "x86_64", "gnu", server.url("/cpython.tar.gz"),
                                                    std::string(64, 'a')}};
-    PythonOptions options;
+    test::PythonCall options;
     options.cache_root = work.path() / "cache";
     options.environment = {{"PATH", (work.path() / "bin").string()},
                            {"HOME", (work.path() / "home").string()}};

@@ -3,6 +3,7 @@
 // the GPU and driver). The prefix must import torch with the right build through its shim, and
 // `verify` must then find it clean.
 #include "aitk/app/setup.hpp"
+#include "app_calls.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,7 @@ class SetupTest : public test::TorchMirrorTest {
         work = std::make_unique<fs::TempDir>(fs::TempDir::create("aitk-setup"));
         fs::write_file_atomic(work->path() / "requirements.txt",
                               "torch==2.9.0\nrequests\ndatapkg\n");
-        LockRequest lock;
+        test::LockCall lock;
         lock.input.requirements = "requirements.txt";
         lock.targets = {"linux-x86_64-cu130", "linux-x86_64-cu126", "linux-x86_64-cpu"};
         lock.python = "3.12.1";
@@ -39,8 +40,8 @@ class SetupTest : public test::TorchMirrorTest {
         lockfile = run_lock(lock).path;
     }
 
-    SetupRequest request(app::Machine machine) {
-        SetupRequest r;
+    test::SetupCall request(app::Machine machine) {
+        test::SetupCall r;
         r.lockfile = lockfile;
         r.prefix = work->path() / "prefix";
         r.cache_root = work->path() / "cache";

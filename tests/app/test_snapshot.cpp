@@ -2,6 +2,7 @@
 // snapshot_prefix on prefixes written by hand: what it locks, with which extras and
 // dependencies, without touching an index (every file here is named by direct_url.json).
 #include "aitk/app/snapshot.hpp"
+#include "app_calls.hpp"
 
 #include <gtest/gtest.h>
 
@@ -151,8 +152,8 @@ class SnapshotPrefix : public ::testing::Test {
                R"(-py3-none-any.whl"})";
     }
 
-    SnapshotRequest request() const {
-        SnapshotRequest r;
+    test::SnapshotCall request() const {
+        test::SnapshotCall r;
         r.prefix = prefix();
         r.os = "linux";
         r.arch = "x86_64";

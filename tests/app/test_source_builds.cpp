@@ -3,6 +3,7 @@
 // is a cache hit that runs no backend; archive URLs, local folders (editable too), a backend that
 // fails, and a setuptools sdist whose build requirements come from the mirror.
 #include "aitk/app/source_builds.hpp"
+#include "app_calls.hpp"
 
 #include <gtest/gtest.h>
 
@@ -102,8 +103,8 @@ class SourceBuildsTest : public ::testing::Test {
         return p;
     }
 
-    SourceBuildRequest request(std::vector<const lock::LockedPackage*> sources) {
-        SourceBuildRequest r;
+    test::SourceBuildCall request(std::vector<const lock::LockedPackage*> sources) {
+        test::SourceBuildCall r;
         r.sources = std::move(sources);
         r.interpreter = build::test::interpreter();
         r.cache_root = work.path() / "cache";
@@ -285,9 +286,9 @@ TEST_F(SourceBuildsTest, AWheelOfAnotherVersionThanTheLockedOneIsRefused) {
 TEST_F(SourceBuildsTest, BuildEnvironmentsAreInstalledOncePerRequirementSet) {
     BuildEnvironmentSettings settings;
     settings.routing = index::IndexRouting::from_options(server.url("/simple/"));
-    settings.cache_root = work.path() / "cache";
     settings.interpreter = build::test::interpreter();
-    IndexBuildEnvironmentProvider provider(settings);
+    Session session({work.path() / "cache", {}, {}, {}, nullptr});
+    IndexBuildEnvironmentProvider provider(session, settings);
     auto helper = *pep::Requirement::parse("build-helper>=1");
     auto dep = *pep::Requirement::parse("dep-pkg");
     auto first = provider.prepare({helper, dep}, "build requirements of x");
@@ -298,7 +299,7 @@ TEST_F(SourceBuildsTest, BuildEnvironmentsAreInstalledOncePerRequirementSet) {
     EXPECT_TRUE(stdfs::exists(first.site_packages[0] / "build_helper" / "__init__.py"));
     EXPECT_TRUE(stdfs::exists(first.site_packages[0] / "dep_pkg" / "__init__.py"));
     EXPECT_EQ(first.site_packages[0].parent_path().parent_path().parent_path().parent_path(),
-              cache::Cache(settings.cache_root).temp_dir());
+              session.cache().temp_dir());
     EXPECT_TRUE(provider.prepare({}, "nothing").site_packages.empty());
     EXPECT_EQ(provider.prepare({helper}, "z").site_packages.size(), 1u);
     EXPECT_EQ(provider.environments_made(), 2u);
@@ -350,7 +351,7 @@ TEST(SourceBuildsSetuptools, AnSdistBuiltWithSetuptoolsFromTheMirror) {
     package.index = "primary";
     package.source = source(lock::SourceKind::sdist, server.url(published.url_path),
                             published.artifact.sha256, published.artifact.size);
-    SourceBuildRequest r;
+    test::SourceBuildCall r;
     r.sources = {&package};
     r.interpreter = build::test::interpreter(python, "3.11.2");
     r.cache_root = dir.path() / "cache";

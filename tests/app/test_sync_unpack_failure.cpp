@@ -11,6 +11,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/install/installed.hpp"
 #include "aitk/lock/lockfile.hpp"
+#include "app_calls.hpp"
 #include "test_machine.hpp"
 
 namespace aitk::app {
@@ -25,7 +26,7 @@ class SyncUnpackFailureTest : public test::TorchMirrorTest {
         TorchMirrorTest::SetUp();
         work = std::make_unique<fs::TempDir>(fs::TempDir::create("aitk-unpack-failure"));
         fs::write_file_atomic(work->path() / "requirements.txt", "requests\n");
-        LockRequest lock;
+        test::LockCall lock;
         lock.input.requirements = "requirements.txt";
         lock.targets = {"linux-x86_64-cpu"};
         lock.python = "3.12.1";
@@ -36,8 +37,8 @@ class SyncUnpackFailureTest : public test::TorchMirrorTest {
         lockfile = run_lock(lock).path;
     }
 
-    SetupRequest request(const std::string& prefix) {
-        SetupRequest r;
+    test::SetupCall request(const std::string& prefix) {
+        test::SetupCall r;
         r.lockfile = lockfile;
         r.prefix = work->path() / prefix;
         r.cache_root = work->path() / "cache";

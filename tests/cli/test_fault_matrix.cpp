@@ -45,6 +45,7 @@
 #include "aitk/install/installed.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/error.hpp"
+#include "app_calls.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
 #include "run_cli.hpp"
@@ -640,7 +641,7 @@ class Runner {
             auto r = run_binary(dir_, args, env());
             return {r.exit_code, r.err + r.out};
         }
-        app::SetupRequest request;
+        test::SetupCall request;
         if (from_requirements) {
             request.input.requirements = suite().requirements_b;
             request.python = "3.11";
@@ -662,7 +663,7 @@ class Runner {
         request.machine = test::cpu_machine();
         // main's mapping: util::Error carries its exit code, anything else is a failure.
         try {
-            app::run_setup(request);
+            test::run_setup(request);
             return {0, {}};
         } catch (const util::Error& e) {
             std::string err = "error: " + std::string(e.what()) + "\n";

@@ -15,6 +15,7 @@
 #include "aitk/python/standalone.hpp"
 #include "aitk/python/standalone_install.hpp"
 #include "aitk/util/utf8.hpp"
+#include "app_calls.hpp"
 #include "http_server.hpp"
 #include "run_cli.hpp"
 #include "test_files.hpp"
@@ -263,7 +264,7 @@ TEST(EnsurePython, UsesAMatchingInterpreterElseInstallsAStandaloneBuild) {
          server.url("/cpython-3.12.1.tar.gz"), aitk::fs::sha256_hex(archive)},
         {"cpython", "3.13.5", "20260814", "linux", "x86_64", "gnu", server.url("/none"),
          std::string(64, 'c')}};
-    aitk::app::PythonOptions o;
+    aitk::test::PythonCall o;
     o.cache_root = s.cache();
     o.environment = {{"PATH", (s.dir / "bin").string() + ":/bin"},
                      {"HOME", (s.dir / "home").string()}};
@@ -271,11 +272,11 @@ TEST(EnsurePython, UsesAMatchingInterpreterElseInstallsAStandaloneBuild) {
     o.platform = here;
     o.system_dirs = std::vector<fs::path>{};
 
-    auto on_machine = aitk::app::ensure_python(o, "3.11");
+    auto on_machine = aitk::test::ensure_python(o, "3.11");
     EXPECT_EQ(on_machine.interpreter.path, s.dir / "bin/python3.11");
     EXPECT_FALSE(on_machine.standalone);
 
-    auto installed = aitk::app::ensure_python(o, ">=3.12,<3.13");
+    auto installed = aitk::test::ensure_python(o, ">=3.12,<3.13");
     ASSERT_TRUE(installed.standalone);
     EXPECT_EQ(installed.standalone->build.version, "3.12.1");
     EXPECT_TRUE(installed.standalone->downloaded);
@@ -284,13 +285,13 @@ TEST(EnsurePython, UsesAMatchingInterpreterElseInstallsAStandaloneBuild) {
     EXPECT_EQ(installed.interpreter.path, exe);
 
     // Now the installed build is on the machine: found, not installed again.
-    auto again = aitk::app::ensure_python(o, "3.12");
+    auto again = aitk::test::ensure_python(o, "3.12");
     EXPECT_FALSE(again.standalone);
     EXPECT_EQ(again.interpreter.path, exe);
     EXPECT_EQ(server.requests().size(), 1u);
 
     try {
-        (void)aitk::app::ensure_python(o, "3.10");
+        (void)aitk::test::ensure_python(o, "3.10");
         FAIL() << "no error";
     } catch (const aitk::util::Error& e) {
         EXPECT_EQ(e.code(), aitk::util::ExitCode::unsatisfiable);
@@ -298,7 +299,7 @@ TEST(EnsurePython, UsesAMatchingInterpreterElseInstallsAStandaloneBuild) {
                   "no CPython on this machine matches Python 3.10, and no standalone build for "
                   "linux-x86_64 does (known: 3.13.5, 3.12.1)");
     }
-    EXPECT_THROW((void)aitk::app::ensure_python(o, (s.dir / "nothing").string()),
+    EXPECT_THROW((void)aitk::test::ensure_python(o, (s.dir / "nothing").string()),
                  aitk::util::InputError);
-    EXPECT_THROW((void)aitk::app::ensure_python(o, "python3.4"), aitk::util::InputError);
+    EXPECT_THROW((void)aitk::test::ensure_python(o, "python3.4"), aitk::util::InputError);
 }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "aitk/app/settings.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/cache/offline.hpp"
 #include "aitk/index/artifacts.hpp"
@@ -38,15 +38,13 @@ util::Expected<std::string, std::string> find_locked_file(const index::ProjectFi
 
 struct LocateRequest {
     const ArtifactSources* sources = nullptr;
-    cache::Cache* cache = nullptr;  // artifacts it holds already are never looked up
-    net::Downloader* downloader = nullptr;
     std::string backend;  // the lock target's, for "<torch-index-url>/<backend>/"
-    bool offline = false;
 };
 
 // Sets refs[i].url to where refs[i] is fetched from; projects[i] is its (normalised) project.
+// Artifacts the session's cache holds are never looked up; offline, nothing is.
 // Throws util::Error (exit 1) listing every file that no index has, or has with another hash.
-void locate_artifacts(std::vector<cache::ArtifactRef>& refs,
+void locate_artifacts(Session& session, std::vector<cache::ArtifactRef>& refs,
                       const std::vector<std::string>& projects, const LocateRequest& request);
 
 // How many of `fetched` were downloaded (not found in the cache) when every artifact was had;

@@ -10,10 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "aitk/app/settings.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/build/environment.hpp"
 #include "aitk/index/routing.hpp"
-#include "aitk/net/observer.hpp"
 #include "aitk/pep/marker.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/python/discovery.hpp"
@@ -22,12 +21,9 @@ namespace aitk::app {
 
 struct BuildEnvironmentSettings {
     index::IndexRouting routing;  // where the build requirements come from
-    NetworkSettings network;
-    std::filesystem::path cache_root;
     // The interpreter the backends run with: its version, platform and markers choose the
     // wheels, and console scripts point at it.
     python::Interpreter interpreter;
-    net::TransferObserver* observer = nullptr;
 };
 
 // What pip would see on `interpreter`: its probed marker values, or, for an interpreter known
@@ -39,7 +35,9 @@ pep::TargetPlatform interpreter_platform(const python::Interpreter& interpreter)
 
 class IndexBuildEnvironmentProvider final : public build::BuildEnvironmentProvider {
   public:
-    explicit IndexBuildEnvironmentProvider(BuildEnvironmentSettings settings);
+    // The session's cache, downloader and network settings fetch the build requirements; it
+    // must outlive the provider.
+    IndexBuildEnvironmentProvider(Session& session, BuildEnvironmentSettings settings);
     ~IndexBuildEnvironmentProvider() override;
     IndexBuildEnvironmentProvider(const IndexBuildEnvironmentProvider&) = delete;
     IndexBuildEnvironmentProvider& operator=(const IndexBuildEnvironmentProvider&) = delete;

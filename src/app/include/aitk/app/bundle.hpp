@@ -62,13 +62,9 @@ struct BundleRequest {
     // The standalone table (tests); nullptr: the compiled-in one.
     const std::vector<python::StandaloneBuild>* python_builds = nullptr;
     std::string python_mirror;  // AITK_ENV_PYTHON_MIRROR
-    NetworkSettings network;
     // The lock's URLs carry no credentials: those of an index given with user:password (or a
     // token) also open the files on the index's host (scheme, host and port), as in pip.
     IndexSettings indexes;
-    std::filesystem::path cache_root;
-    std::filesystem::path cwd;
-    net::TransferObserver* observer = nullptr;
 };
 
 struct BundleOutcome {
@@ -86,7 +82,7 @@ struct BundleOutcome {
 
 // Throws util::InputError (a bad lockfile, a target the lock lacks) and util::Error (a download
 // or hash failure: nothing is written then).
-BundleOutcome write_bundle(const BundleRequest& request);
+BundleOutcome write_bundle(Session& session, const BundleRequest& request);
 
 // A verified bundle whose artifacts are in the cache: what `setup --bundle` installs from.
 struct ImportedBundle {
@@ -106,10 +102,10 @@ struct ImportedBundle {
 ImportedBundle import_bundle(const std::filesystem::path& bundle,
                              const std::filesystem::path& cache_root);
 
-// `setup --bundle`: import_bundle into request.cache_root, then the `setup -l` path on the
+// `setup --bundle`: import_bundle into the session's cache, then the `setup -l` path on the
 // bundled lock with the network off (the standalone CPython archive comes from the bundle
 // when the machine has no matching interpreter). SetupOutcome::lockfile names the bundle.
-SetupOutcome run_setup_from_bundle(const SetupRequest& request);
+SetupOutcome run_setup_from_bundle(Session& session, const SetupRequest& request);
 
 // What manifest.json says per target: its interpreter member (or why there is none) and the
 // packages that cannot travel in a bundle. bundle_manifest_text() keeps the members' order and

@@ -1,7 +1,8 @@
 #pragma once
 // `aitk-env lock`: inputs (a manifest, a requirements file or a conda environment.yml) → one
 // resolution per target → the lockfile. Everything that touches the world arrives in the
-// request (cache root, environment, working directory, host target), so tests drive it fully.
+// session (cache, downloader, environment, working directory) and the request (host target), so
+// tests drive it fully.
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -13,12 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "aitk/app/machine.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/app/settings.hpp"
 #include "aitk/build/git.hpp"
 #include "aitk/lock/lockfile.hpp"
-#include "aitk/net/observer.hpp"
-#include "aitk/net/options.hpp"
-#include "aitk/net/url_rewrite.hpp"
 #include "aitk/project/project_input.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/util/subprocess.hpp"
@@ -45,16 +44,15 @@ struct SourceSettings {
 struct LockRequest {
     InputSelection input;
     std::optional<std::filesystem::path> output;  // default lockfiles/<name>.lock.yml
-    std::vector<std::string> targets;             // ids; empty: the inputs' defaults, else host
-    std::optional<std::string> python;            // "3.12" or "3.12.1"
+    // `setup --dry-run`: the lock is made as it would be (an existing lock at the output keeps
+    // its pins), but written under its file name into this folder, not at the output.
+    std::optional<std::filesystem::path> scratch_dir;
+    std::vector<std::string> targets;   // ids; empty: the inputs' defaults, else host
+    std::optional<std::string> python;  // "3.12" or "3.12.1"
     bool upgrade = false;
     std::vector<std::string> upgrade_packages;
     bool check = false;  // only compare the existing lock's input hash
     IndexSettings indexes;
-    NetworkSettings network;
-    std::filesystem::path cache_root;
-    std::filesystem::path cwd;
-    util::Environment environment;
     // This machine, for a lock made for it (no --target and no targets in the inputs): its
     // target's backend comes from the torch the inputs ask for (app/torch_choice.hpp), and the
     // next build that runs here is tried when the indexes cannot satisfy one. Never consulted
@@ -62,14 +60,14 @@ struct LockRequest {
     std::optional<Machine> machine;
     // Lock for the machine alone even when the inputs name targets (setup does).
     bool this_machine = false;
-    net::TransferObserver* observer = nullptr;  // progress of whole-wheel downloads
     SourceSettings sources;
 };
 
 struct LockOutcome {
-    std::filesystem::path path;
-    bool written = false;     // the file changed on disk
-    bool up_to_date = false;  // --check: the lock matches the inputs
+    std::filesystem::path path;         // the file written (in scratch_dir when that is set)
+    std::filesystem::path destination;  // where the lock belongs: the output
+    bool written = false;               // the file changed on disk
+    bool up_to_date = false;            // --check: the lock matches the inputs
     std::string stale_reason;
     lock::Lockfile lockfile;
     std::vector<std::string> notes;
@@ -80,7 +78,7 @@ struct LockOutcome {
 };
 
 // Throws util::InputError (bad inputs), resolve::Unsatisfiable (exit 3) and util::Error.
-LockOutcome run_lock(const LockRequest& request);
+LockOutcome run_lock(Session& session, const LockRequest& request);
 
 // A lockfile read and parsed; a missing file or a parse problem is util::InputError (exit 2)
 // naming the file (and line:column).

@@ -62,9 +62,6 @@ struct MirrorRequest {
     std::optional<std::string> base_url;
     std::vector<std::string> targets;  // ids; empty: every target of the lock
     ArtifactSources sources;           // where the artifacts are downloaded from
-    NetworkSettings network;
-    std::filesystem::path cache_root;
-    net::TransferObserver* observer = nullptr;
 };
 
 struct MirrorOutcome {
@@ -79,6 +76,6 @@ struct MirrorOutcome {
 };
 
 // Throws util::InputError (bad lock, target), util::Error (download or hash failure, I/O).
-MirrorOutcome run_mirror(const MirrorRequest& request);
+MirrorOutcome run_mirror(Session& session, const MirrorRequest& request);
 
 }  // namespace aitk::app

@@ -12,9 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/app/settings.hpp"
-#include "aitk/net/observer.hpp"
-#include "aitk/net/url_rewrite.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/python/standalone.hpp"
 #include "aitk/python/standalone_install.hpp"
@@ -22,13 +20,10 @@
 
 namespace aitk::app {
 
+// The session gives the cache root, the environment (PATH, HOME, PYENV_ROOT, CONDA_PREFIX,
+// AITK_ENV_PYTHON_MIRROR), the network settings and the rewrite rules of the standalone
+// download; these are what tests and callers may narrow.
 struct PythonOptions {
-    std::filesystem::path cache_root;
-    util::Environment environment;  // PATH, HOME, PYENV_ROOT, CONDA_PREFIX, AITK_ENV_PYTHON_MIRROR
-    // Offline, concurrency, CA bundle and the AITK_ENV_HTTP_* knobs of the standalone download
-    // (its downloader is built from these by downloader_options, like every other one).
-    NetworkSettings network;
-    net::TransferObserver* observer = nullptr;
     std::chrono::milliseconds probe_timeout{10'000};
     // The standalone table (tests); nullptr: the compiled-in one.
     const std::vector<python::StandaloneBuild>* builds = nullptr;
@@ -36,15 +31,13 @@ struct PythonOptions {
     std::optional<python::StandalonePlatform> platform;
     // Folders searched after PATH, pyenv and conda; nullopt: the OS defaults (tests narrow it).
     std::optional<std::vector<std::filesystem::path>> system_dirs;
-    // Rewrites for standalone downloads; nullopt: AITK_ENV_REWRITE_URL and the config files
-    // (setup passes its own merged rules, --rewrite-url first).
-    std::optional<net::UrlRewriteRules> rewrite;
 };
 
 // Discovery as the CLI runs it: PATH, HOME (USERPROFILE on Windows), PYENV_ROOT from the
 // environment, the answers cache under the cache root, and the standalone builds installed in
 // the cache as extra candidates.
-python::DiscoveryOptions discovery_options(const PythonOptions& options);
+python::DiscoveryOptions discovery_options(const Session& session,
+                                           const PythonOptions& options = {});
 
 // {"version", "implementation", "path", "executable", "standalone", "sys_platform", "machine",
 //  "libc", "base_prefix", "markers": {...}}
@@ -59,12 +52,14 @@ struct PythonReport {
 };
 
 // Found interpreters (newest first) and the standalone builds in the cache.
-PythonReport python_list(const PythonOptions& options);
+PythonReport python_list(Session& session, const PythonOptions& options = {});
 // The newest interpreter for SPEC (X.Y, X.Y.Z, a PEP 440 specifier, a path or a program name):
 // its path; exit 1 when none matches. Throws util::InputError for a bad SPEC or path.
-PythonReport python_find(const PythonOptions& options, std::string_view spec);
+PythonReport python_find(Session& session, std::string_view spec,
+                         const PythonOptions& options = {});
 // Installs the standalone CPython VERSION (X.Y or X.Y.Z) for this machine into the cache.
-PythonReport python_install(const PythonOptions& options, std::string_view version);
+PythonReport python_install(Session& session, std::string_view version,
+                            const PythonOptions& options = {});
 
 struct EnsuredPython {
     python::Interpreter interpreter;
@@ -76,7 +71,9 @@ struct EnsuredPython {
 // For `setup --python SPEC`: a path or program must be a Python (util::InputError otherwise);
 // for a version or specifier the newest matching CPython on the machine (installed standalone
 // builds included), else the newest standalone build the table has that satisfies SPEC
-// (util::Error exit 3 when none does). Downloads follow options.offline / mirror / cert.
-EnsuredPython ensure_python(const PythonOptions& options, std::string_view spec);
+// (util::Error exit 3 when none does). Downloads go through the session (offline, mirror,
+// CA bundle, AITK_ENV_HTTP_*).
+EnsuredPython ensure_python(Session& session, std::string_view spec,
+                            const PythonOptions& options = {});
 
 }  // namespace aitk::app

@@ -27,18 +27,14 @@ struct SetupRequest {
     bool smoke_test = true;
     bool compile_bytecode = false;
     bool build_sources = true;  // false: --no-build (source nodes stay opaque and uninstalled)
+    // The indexes to lock from; given with -l, where the lock's files are now (a mirror of
+    // them). Where locked files are downloaded from is the session's rewrite rules.
     IndexSettings indexes;
-    NetworkSettings network;
-    net::UrlRewriteRules rewrite_urls;  // --rewrite-url: where locked files are downloaded from
-    std::filesystem::path cache_root;
-    std::filesystem::path cwd;
-    util::Environment environment;
     Machine machine;  // this machine (probe_machine), with what --backend / --force ask for
     // --target: the lock target to install (from -l), or to lock for (otherwise). Honoured
     // when its torch build runs here (or with --force), else refused; never replaced.
     std::optional<std::string> target;
     bool windows = false;
-    net::TransferObserver* observer = nullptr;
 };
 
 struct SetupOutcome {
@@ -56,6 +52,6 @@ struct SetupOutcome {
 };
 
 // Throws util::InputError, resolve::Unsatisfiable, util::Error (smoke test failure: exit 1).
-SetupOutcome run_setup(const SetupRequest& request);
+SetupOutcome run_setup(Session& session, const SetupRequest& request);
 
 }  // namespace aitk::app

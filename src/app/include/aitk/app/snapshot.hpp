@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/app/settings.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/net/observer.hpp"
 #include "aitk/util/expected.hpp"
@@ -34,13 +34,10 @@ struct SnapshotRequest {
     std::string arch;
     // Where files are looked up; unset: the prefix lock's indexes, else PyPI.
     IndexSettings indexes;
-    NetworkSettings network;
-    std::filesystem::path cache_root;
     bool allow_unlocked = false;
     // pip, setuptools, wheel and distribute are left out (as `pip freeze` does: `venv` seeds
     // them and setup never needs them) unless a kept package requires them or this is set.
     bool keep_installer_tools = false;
-    net::TransferObserver* observer = nullptr;  // downloads of files the index gives no hash for
 };
 
 enum class FileOrigin { receipt, direct_url, index, cache };
@@ -65,7 +62,7 @@ struct SnapshotOutcome {
 
 // Throws util::InputError (not a prefix, unreadable pyvenv.cfg version) and util::Error (exit 1:
 // files found nowhere, network failures).
-SnapshotOutcome snapshot_prefix(const SnapshotRequest& request);
+SnapshotOutcome snapshot_prefix(Session& session, const SnapshotRequest& request);
 
 // --- pieces, exposed for tests ---
 

@@ -12,14 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "aitk/app/settings.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/build/environment.hpp"
 #include "aitk/build/git.hpp"
-#include "aitk/cache/cache.hpp"
 #include "aitk/index/routing.hpp"
 #include "aitk/lock/lockfile.hpp"
-#include "aitk/net/downloader.hpp"
-#include "aitk/net/observer.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/util/subprocess.hpp"
 
@@ -31,11 +28,8 @@ struct SourceBuildRequest {
     std::vector<const lock::LockedPackage*> sources;
     // The interpreter of the prefix: the wheels are built for it (and the cache keyed by it).
     python::Interpreter interpreter;
-    std::filesystem::path cache_root;
     // Where build requirements come from (routing_from_lock() of the target, index_routing.hpp).
     index::IndexRouting routing;
-    NetworkSettings network;
-    net::TransferObserver* observer = nullptr;
     // What backends start from (see build::backend_environment()); nullopt: this process's.
     std::optional<util::Environment> environment;
     std::chrono::milliseconds timeout = std::chrono::hours(2);  // per PEP 517 hook
@@ -68,7 +62,7 @@ struct BuiltSource {
 // failed: its output's tail and the command that reruns it), util::Error (download, hash
 // mismatch, git, a wheel whose name or version is not the locked one) and
 // resolve::Unsatisfiable (build requirements). Nothing is installed here.
-std::vector<BuiltSource> build_source_packages(const SourceBuildRequest& request);
+std::vector<BuiltSource> build_source_packages(Session& session, const SourceBuildRequest& request);
 
 // What identifies the source a package is built from, for receipts and plans: the built-wheel
 // source id ("git+<repository>@<commit>[#subdirectory=...]" or "sha256:<hex>"), "dir:<path>"
@@ -92,10 +86,8 @@ struct FetchedArchive {
     std::string sha256;
     std::uint64_t size = 0;
 };
-FetchedArchive fetch_source_archive(cache::Cache& cache, net::Downloader& downloader,
-                                    const std::string& url, const std::string& filename,
-                                    const std::string& sha256, bool offline,
-                                    net::TransferObserver* observer = nullptr);
+FetchedArchive fetch_source_archive(Session& session, const std::string& url,
+                                    const std::string& filename, const std::string& sha256);
 
 // The local path a "file:" URL (or a plain absolute path) names; nullopt for other URLs.
 std::optional<std::filesystem::path> local_path_of(std::string_view url);

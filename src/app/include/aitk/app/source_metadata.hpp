@@ -16,19 +16,15 @@
 #include <string>
 
 #include "aitk/app/index_source.hpp"
-#include "aitk/app/settings.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/build/git.hpp"
 #include "aitk/index/routing.hpp"
-#include "aitk/net/observer.hpp"
 #include "aitk/python/discovery.hpp"
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::app {
 
 struct SourceInspectorSettings {
-    std::filesystem::path cache_root;
-    NetworkSettings network;
-    net::TransferObserver* observer = nullptr;
     index::IndexRouting routing;  // where build requirements come from
     std::string python;           // the lock's full Python version: backends run with its X.Y
     // The interpreter backends run with; nullopt: the newest one `discovery` finds for the
@@ -43,7 +39,9 @@ struct SourceInspectorSettings {
 
 class HostSourceInspector final : public SourceInspector {
   public:
-    explicit HostSourceInspector(SourceInspectorSettings settings);
+    // Archives and build requirements come through the session's cache and downloader; it must
+    // outlive the inspector.
+    HostSourceInspector(Session& session, SourceInspectorSettings settings);
     ~HostSourceInspector() override;
     HostSourceInspector(const HostSourceInspector&) = delete;
     HostSourceInspector& operator=(const HostSourceInspector&) = delete;

@@ -18,14 +18,13 @@
 #include <nlohmann/json.hpp>
 
 #include "aitk/app/artifact_locations.hpp"
-#include "aitk/app/settings.hpp"
+#include "aitk/app/session.hpp"
 #include "aitk/fs/lock.hpp"
 #include "aitk/install/installed.hpp"
 #include "aitk/install/layout.hpp"
 #include "aitk/install/receipt.hpp"
 #include "aitk/install/wheel_install.hpp"
 #include "aitk/lock/lockfile.hpp"
-#include "aitk/net/observer.hpp"
 
 namespace aitk::app {
 
@@ -54,9 +53,6 @@ struct SyncRequest {
     const lock::Lockfile* lock = nullptr;
     const lock::LockedTarget* target = nullptr;
     install::PrefixLayout layout;
-    std::filesystem::path cache_root;
-    NetworkSettings network;
-    net::TransferObserver* observer = nullptr;
     install::LinkMode link_mode = install::LinkMode::automatic;
     bool remove_extraneous = true;
     bool dry_run = false;
@@ -89,6 +85,7 @@ struct SyncOutcome {
 };
 
 // Throws util::Error (download/hash failures, a wheel that fails its RECORD check).
-SyncOutcome sync_prefix(const SyncRequest& request);
+// The session's cache and downloader fetch the wheels and the build requirements.
+SyncOutcome sync_prefix(Session& session, const SyncRequest& request);
 
 }  // namespace aitk::app
