@@ -1,7 +1,7 @@
 #pragma once
-// File bodies are written and hashed on worker threads, so the transfer thread only receives:
-// with 8 transfers at local-network speed, receiving, writing and hashing on one thread would
-// cap the throughput at what one core hashes. Each file is a BodyStream whose bytes are handled
+// File bodies written and hashed on worker threads, so that the transfer thread only receives
+// (DownloaderOptions::writer_threads > 0; not the default: the copy and the hand-over cost more
+// CPU than they save, see options.hpp). Each file is a BodyStream whose bytes are handled
 // strictly in order, by one worker at a time; a bounded set of buffers keeps memory flat and
 // slows the receiver down when the disk cannot keep up.
 #include <atomic>

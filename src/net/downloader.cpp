@@ -8,7 +8,6 @@
 #include <deque>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
 
 #include "aitk/net/content_range.hpp"
 #include "aitk/net/reachability.hpp"
@@ -76,10 +75,8 @@ std::string plural_attempts(int attempts) {
 }
 
 std::size_t writer_thread_count(const DownloaderOptions& options) {
-    if (options.writer_threads) return *options.writer_threads;
-    // Even on two cores two writers beat one: a writer waits on the disk part of the time.
-    const std::size_t cores = std::thread::hardware_concurrency();
-    return std::clamp<std::size_t>(cores, 2, 4);
+    // Bodies are written and hashed on the transfer thread unless asked otherwise (options.hpp).
+    return options.writer_threads.value_or(0);
 }
 
 // Why a request that found no way to its server was not retried, and what to check.
