@@ -4,9 +4,11 @@
 //
 // Written through a plain file descriptor and a buffer of `buffer_bytes` that is allocated while
 // the file is open only (a finished download holds no memory). Pieces are gathered until the
-// buffer is full, so the kernel gets whole, aligned 1 MiB writes whatever sizes libcurl hands
-// over (odd-sized writes cost ~15% more CPU in the page cache, measured in bench/net.sh); a piece
-// of a buffer or more, when nothing is gathered, goes out without the copy.
+// buffer is full, so the kernel gets whole, aligned writes whatever sizes libcurl hands over; a
+// piece of a buffer or more, when nothing is gathered, goes out without the copy. 256 KiB: on the
+// 2-core EPYC VM of bench/results/net-2026-12-02.md, write(2) of exactly 1 MiB from a buffer
+// costs 3-5x the system time of 256 or 512 KiB (`dd bs=1M` shows it too), and a buffer that
+// stays in the core's cache between the copy in and the write out is what makes it cheap.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -20,7 +22,7 @@ namespace aitk::net::detail {
 
 class PartFile {
   public:
-    static constexpr std::size_t buffer_bytes = 1u << 20;
+    static constexpr std::size_t buffer_bytes = 256u << 10;
 
     PartFile() = default;
     ~PartFile();
