@@ -8,6 +8,7 @@
 #include <deque>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include "aitk/net/content_range.hpp"
 #include "aitk/net/reachability.hpp"
@@ -75,8 +76,11 @@ std::string plural_attempts(int attempts) {
 }
 
 std::size_t writer_thread_count(const DownloaderOptions& options) {
-    // Bodies are written and hashed on the transfer thread unless asked otherwise (options.hpp).
-    return options.writer_threads.value_or(0);
+    if (options.writer_threads) return *options.writer_threads;
+    // One hashing thread keeps pace with the transfer thread's receiving and writing; a second
+    // one only where there are cores to spare. On one core, hashing inline saves the hand-over.
+    const std::size_t cores = std::thread::hardware_concurrency();
+    return cores >= 4 ? 2 : cores >= 2 ? 1 : 0;
 }
 
 // Why a request that found no way to its server was not retried, and what to check.
