@@ -77,10 +77,11 @@ std::string plural_attempts(int attempts) {
 
 std::size_t writer_thread_count(const DownloaderOptions& options) {
     if (options.writer_threads) return *options.writer_threads;
-    // One hashing thread keeps pace with the transfer thread's receiving and writing; a second
-    // one only where there are cores to spare. On one core, hashing inline saves the hand-over.
+    // Two hashing threads (up to four with the cores): under contention the transfer thread
+    // is not left waiting on one descheduled hasher (bench/results/net-2026-12-02.md). On one
+    // core, hashing inline saves the hand-over.
     const std::size_t cores = std::thread::hardware_concurrency();
-    return cores >= 4 ? 2 : cores >= 2 ? 1 : 0;
+    return cores >= 2 ? std::min<std::size_t>(cores, 4) : 0;
 }
 
 // Why a request that found no way to its server was not retried, and what to check.
