@@ -24,7 +24,8 @@ constexpr std::size_t read_buffer_bytes = 1u << 20;
 
 int open_fd(const std::filesystem::path& path, bool append) {
 #ifdef _WIN32
-    const int flags = _O_WRONLY | _O_CREAT | _O_BINARY | _O_NOINHERIT | (append ? _O_APPEND : _O_TRUNC);
+    const int flags =
+        _O_WRONLY | _O_CREAT | _O_BINARY | _O_NOINHERIT | (append ? _O_APPEND : _O_TRUNC);
     return ::_wopen(path.c_str(), flags, _S_IREAD | _S_IWRITE);
 #else
     const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
