@@ -2,7 +2,8 @@
 // ("name size sha256" per line) from BASE_URL into OUT_DIR with the net layer's Downloader
 // (sha256 verified while streaming), then prints `seconds`, `bytes` and `peak_rss_kib` lines.
 // Usage: bench_net MANIFEST BASE_URL OUT_DIR [CONCURRENCY]
-// (BENCH_NET_WRITER_THREADS=N overrides the number of writer threads)
+// (BENCH_NET_WRITER_THREADS=N overrides the number of threads that hash bodies, 0: inline;
+// BENCH_NET_RECEIVE_KIB=N libcurl's receive buffer)
 #include <sys/resource.h>
 
 #include <chrono>
@@ -25,9 +26,13 @@ int main(int argc, char** argv) {
     const std::filesystem::path out = argv[3];
     aitk::net::DownloaderOptions options;
     if (argc > 4) options.concurrency = static_cast<std::size_t>(std::atoi(argv[4]));
-    // For experiments: where bodies are written and hashed (0 = on the transfer thread).
+    // For experiments: threads hashing bodies beside the transfer thread (0: all on it).
     if (const char* writers = std::getenv("BENCH_NET_WRITER_THREADS")) {
         options.writer_threads = static_cast<std::size_t>(std::atoi(writers));
+    }
+    // libcurl's receive buffer per transfer, in KiB (also the hashing threads' unit).
+    if (const char* kib = std::getenv("BENCH_NET_RECEIVE_KIB")) {
+        options.receive_buffer_bytes = static_cast<std::size_t>(std::atoi(kib)) << 10;
     }
 
     std::vector<aitk::net::FileRequest> requests;

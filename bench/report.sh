@@ -10,7 +10,9 @@
 #             + `pip install --require-hashes` with an empty and a warm pip cache; no-op
 #             `aitk-env sync`; `cp -al` of the installed site-packages (the warm path's floor)
 #   download  the same 78 wheels fetched by aitk-env's downloader (bench_net) and by
-#             `curl --parallel --parallel-max 8` from a local sendfile server (REPS rounds)
+#             `curl --parallel --parallel-max 8` from a local sendfile server (REPS rounds),
+#             then REPS rounds more under a CPU hog (`stress-ng --cpu $(nproc)` in a session of
+#             its own, like an unrelated build): the "download under a CPU hog" row
 # The benchmark programs check that both sides did the same work before they record a run.
 #
 # Usage: bash bench/report.sh [BUILD_DIR]
@@ -67,6 +69,7 @@ missing=()
 [ -x /usr/bin/time ] || missing+=(time)
 command -v gnuplot >/dev/null || missing+=(gnuplot-nox)
 command -v curl >/dev/null || missing+=(curl)
+command -v stress-ng >/dev/null || missing+=(stress-ng)
 if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" = 0 ] || die "missing ${missing[*]}: sudo apt-get install -y ${missing[*]}"
     say "installing ${missing[*]}"
@@ -111,10 +114,13 @@ rm -f "$build_log"
 work=$(mktemp -d "$tmp/aitk-bench-report.XXXXXX")
 child=
 server=
+hog=
 cleanup() {
     local status=$?
     set +e
     trap - EXIT INT TERM
+    # The CPU hog leads its own session and process group.
+    [ -n "$hog" ] && kill -TERM -- "-$hog" 2>/dev/null && wait "$hog" 2>/dev/null
     # Benchmark programs run in their own session: their whole group (pip, aitk-env) stops.
     [ -n "$child" ] && kill -TERM -- "-$child" 2>/dev/null && wait "$child" 2>/dev/null
     [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
@@ -230,9 +236,15 @@ printf 'command\tdownload\taitk\t%s\n' \
     "$build/bench/bench_net $work/net-manifest $base $work/net-aitk 8" >>"$results"
 printf 'command\tdownload\tref\t%s\n' \
     "${curl_argv[*]} $base/NAME.whl … (all $wheels wheels)" >>"$results"
+hog_argv=(stress-ng --cpu "$(nproc)" --cpu-method int64 --quiet)
+for side in aitk ref; do
+    printf 'command\tdownload_load\t%s\t%s\n' "$side" \
+        "(beside \`setsid ${hog_argv[*]}\`) the download row's command" >>"$results"
+done
 
 now() { date +%s.%N; }
-# measure SIDE COMMAND...: one timed run with GNU time's peak RSS, recorded.
+# measure SIDE COMMAND...: one timed run with GNU time's peak RSS, recorded under $key.
+key=download
 measure() {
     local side=$1 start end
     shift
@@ -240,7 +252,7 @@ measure() {
     start=$(now)
     run_child /usr/bin/time -f %M -o "$work/net-rss" "$@"
     end=$(now)
-    printf 'run\tdownload\t%s\t%s\t%s\n' "$side" \
+    printf 'run\t%s\t%s\t%s\t%s\n' "$key" "$side" \
         "$(awk -v s="$start" -v e="$end" 'BEGIN {printf "%.6f", e - s}')" \
         "$(tail -n1 "$work/net-rss")" >>"$results"
 }
@@ -268,6 +280,26 @@ for rep in $(seq "$reps"); do
         aitk_download
     fi
 done
+# The same again beside a CPU hog in a session of its own (as an unrelated build would run:
+# with autogroup scheduling a session competes as a whole), both sides under the same hog.
+# A background job of a script is no group leader, so setsid execs in place: $! is the hog.
+setsid "${hog_argv[@]}" </dev/null >/dev/null &
+hog=$!
+sleep 1
+key=download_load
+for rep in $(seq "$reps"); do
+    say "download under a CPU hog: rep $rep of $reps"
+    if [ $((rep % 2)) -eq 1 ]; then
+        curl_download
+        aitk_download
+    else
+        aitk_download
+        curl_download
+    fi
+done
+record_info download_load "$(cut -d' ' -f1-3 /proc/loadavg)"
+{ kill -TERM -- "-$hog" && wait "$hog"; } 2>/dev/null || true
+hog=
 { kill "$server" && wait "$server"; } 2>/dev/null || true
 server=
 

@@ -31,6 +31,8 @@ ROWS = [
      "`aitk-env setup`, warm cache (as above)", "`cp -al` of the installed site-packages"),
     ("download", "download", "download (the setup wheels)",
      "aitk-env's downloader (`bench_net`, sha256 verified)", "`curl --parallel --parallel-max 8`"),
+    ("download_load", "download_load", "download under a CPU hog",
+     "the same downloader beside `stress-ng --cpu NPROC`", "the same curl beside the same hog"),
 ]
 
 
@@ -146,7 +148,9 @@ def main(argv):
               f"{info.get('curl', '?')}.",
               f"- **download**: {info.get('download', '?')} (the scenario's wheels) from a "
               "local sendfile server (`bench_net_server`), 8 transfers at a time on both sides; "
-              "the order of the two sides alternates between reps.",
+              "the order of the two sides alternates between reps; then the same reps beside "
+              "`stress-ng --cpu NPROC` in a session of its own (load average at the end of "
+              f"those reps: {info.get('download_load', '?')}).",
               "- Both indexes are served on 127.0.0.1 by the benchmark programs; every run "
               "starts after `sync`; pip runs with `--trusted-host 127.0.0.1` (otherwise it "
               "caches nothing from a plain-http index) and byte-compiles what it installs, "

@@ -1,9 +1,12 @@
 #pragma once
-// File bodies are written and hashed on worker threads, so the transfer thread only receives:
-// with 8 transfers at local-network speed, receiving, writing and hashing on one thread would
-// cap the throughput at what one core hashes. Each file is a BodyStream whose bytes are handled
-// strictly in order, by one worker at a time; a bounded set of buffers keeps memory flat and
-// slows the receiver down when the disk cannot keep up.
+// File bodies hashed on worker threads beside the transfer thread (DownloaderOptions::
+// writer_threads > 0). The transfer thread copies libcurl's pieces into 256 KiB buffers and
+// writes each full buffer itself, while it is still in its core's cache; the buffer then goes to
+// a worker for sha256, user-space work that reads memory from another core cheaply. So one
+// stream uses two cores (receive + write, hash) with no extra copy: the buffer written is the
+// one hashed. Each file is a BodyStream whose buffers are hashed strictly in order, by one
+// worker at a time; a bounded set of buffers keeps memory flat and slows the receiver down when
+// the hashing cannot keep up.
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -64,9 +67,10 @@ class BodyStream {
     BodyStream(const BodyStream&) = delete;
     BodyStream& operator=(const BodyStream&) = delete;
 
-    // Copies the bytes into buffers handed to a worker as they fill up.
+    // Copies the bytes into buffers; a full one is written to the file here and handed to a
+    // worker for hashing.
     void append(const char* data, std::size_t size);
-    // Hands over a partly filled buffer (at the end of an attempt).
+    // Writes and hands over a partly filled buffer (at the end of an attempt).
     void flush();
     // Waits until every appended byte is written and hashed; the first write error, if any.
     // Afterwards the caller may use the file and the hash directly.

@@ -77,9 +77,11 @@ std::string plural_attempts(int attempts) {
 
 std::size_t writer_thread_count(const DownloaderOptions& options) {
     if (options.writer_threads) return *options.writer_threads;
-    // Even on two cores two writers beat one: a writer waits on the disk part of the time.
+    // Two hashing threads (up to four with the cores): under contention the transfer thread
+    // is not left waiting on one descheduled hasher (bench/results/net-2026-12-02.md). On one
+    // core, hashing inline saves the hand-over.
     const std::size_t cores = std::thread::hardware_concurrency();
-    return std::clamp<std::size_t>(cores, 2, 4);
+    return cores >= 2 ? std::min<std::size_t>(cores, 4) : 0;
 }
 
 // Why a request that found no way to its server was not retried, and what to check.

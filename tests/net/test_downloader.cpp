@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <set>
 
 #include "aitk/fs/hash.hpp"
@@ -819,6 +821,31 @@ TEST_P(WriterModes, FaultyBatchEndsWithVerifiedFiles) {
     EXPECT_EQ(outcomes[3]->attempts, 3);
     EXPECT_TRUE(outcomes[4]->resumed);
     EXPECT_EQ(outcomes[5]->attempts, 2);
+}
+
+// A write that fails (here: ENOSPC, the .part being a link to /dev/full) fails the transfer
+// with the system's message, whether the transfer thread writes alone or beside hashing threads
+// (written pieces are gathered first: the error may come with a later piece or at the close).
+TEST_P(WriterModes, AWriteErrorFailsTheTransferWithItsCause) {
+#ifdef _WIN32
+    GTEST_SKIP() << "no /dev/full";
+#else
+    if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+    const auto content = serve("/full.whl", 700'000, 5);
+    auto request = request_for("/full.whl", content);
+    std::filesystem::create_directories(request.destination.parent_path());
+    std::filesystem::create_symlink("/dev/full", part_of(request));
+    auto options = test::test_options(2);
+    options.writer_threads = GetParam();
+    auto downloader = make(options);
+
+    const auto outcome = downloader.download(request);
+
+    ASSERT_FALSE(outcome);
+    EXPECT_EQ(outcome.error().kind, net::TransferError::Kind::local_io);
+    EXPECT_THAT(outcome.error().message, HasSubstr(std::strerror(ENOSPC)));
+    EXPECT_FALSE(std::filesystem::exists(request.destination));
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(Writers, WriterModes, ::testing::Values(0u, 1u, 4u));

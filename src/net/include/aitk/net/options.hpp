@@ -52,10 +52,14 @@ struct DownloaderOptions {
     bool sync_before_rename = false;
     // In-memory fetches refuse bodies larger than this.
     std::size_t max_memory_body = 256u << 20;
-    // libcurl's receive buffer per transfer (also the unit handed to the writer threads).
+    // libcurl's receive buffer per transfer (also the unit handed to the hashing threads).
     std::size_t receive_buffer_bytes = 256u << 10;
-    // Threads that write and hash file bodies beside the transfer thread; 0 does it on the
-    // transfer thread itself. Unset: one per core, at least 2 and at most 4.
+    // Threads that hash file bodies beside the transfer thread, which receives and writes them
+    // (body_writers.hpp); 0 hashes and writes on the transfer thread, straight from libcurl's
+    // buffer. Unset: one per core up to 4 (2 on two cores), 0 on a single core. Measured
+    // (bench/net.sh, 2 cores): writing on another thread than the one that received the bytes
+    // costs 2-4x the kernel's copy into the page cache; hashing inline puts sha256 on the one
+    // thread's critical path.
     std::optional<std::size_t> writer_threads;
     // What this run knows of its servers (see reachability.hpp). A request whose host does not
     // resolve or whose connection is refused is retried only when its server answered earlier
