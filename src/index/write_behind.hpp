@@ -17,7 +17,7 @@ namespace aitk::index {
 
 class WriteBehind {
   public:
-    explicit WriteBehind(unsigned threads = 4) : threads_(threads == 0 ? 1 : threads) {}
+    explicit WriteBehind(unsigned threads = 8) : threads_(threads == 0 ? 1 : threads) {}
     ~WriteBehind() {
         {
             std::lock_guard lock(mutex_);
