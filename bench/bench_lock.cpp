@@ -11,6 +11,14 @@
 //                                           "" for none)
 //                   [--results FILE]   (append every run, with its peak RSS measured by GNU
 //                                       time, to FILE for bench/report.sh)
+//                   [--scenario DIR]   (instead of the generated universe: DIR/scenario.json
+//                                       for build_mirror, requirements.txt, expected.txt
+//                                       "name==version" lines both sides must pick exactly,
+//                                       info.json with "target", "backend"; see real_graph.py)
+//                   [--label NAME]     (results measurement prefix, default "lock")
+//                   [--server nginx|builtin]   (what serves the mirror: nginx (default when
+//                                       /usr/sbin/nginx exists; a static file server like a real
+//                                       index or CDN) or the test server of tests/support)
 //        bench_lock --serve [--seed N]   (build and serve the universe until Enter)
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -27,6 +35,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +49,8 @@
 #include "aitk/util/subprocess.hpp"
 #include "generated_scenario.hpp"
 #include "http_server.hpp"
+#include "mirror_builder.hpp"
+#include "nginx_process.hpp"
 #include "results_file.hpp"
 
 namespace {
@@ -56,6 +67,9 @@ struct Options {
     bool serve = false;
     std::string memory_cache;  // a tmpfs folder for one more cold run ("" = none)
     std::string results;       // where runs are appended for bench/report.sh ("" = nowhere)
+    std::string scenario;      // a folder from real_graph.py ("" = the generated universe)
+    std::string label = "lock";
+    std::string server;  // "nginx" or "builtin"
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -93,11 +107,19 @@ Options parse_options(int argc, char** argv) {
             o.memory_cache = value();
         } else if (arg == "--results") {
             o.results = value();
+        } else if (arg == "--scenario") {
+            o.scenario = stdfs::absolute(value()).string();
+        } else if (arg == "--label") {
+            o.label = value();
+        } else if (arg == "--server") {
+            o.server = value();
+            if (o.server != "nginx" && o.server != "builtin") usage("--server nginx|builtin");
         } else {
             usage(("unknown argument " + arg).c_str());
         }
     }
     if (!o.serve && (o.aitk_env.empty() || o.python.empty())) usage("--aitk-env and --python");
+    if (o.server.empty()) o.server = aitk::test::have_nginx() ? "nginx" : "builtin";
     // The lock runs in a temporary folder.
     if (!o.aitk_env.empty()) o.aitk_env = stdfs::absolute(o.aitk_env).string();
     return o;
@@ -152,6 +174,115 @@ long long listen_overflows() {
     return -1;
 }
 
+// What serves the mirror: the test server, or nginx (one worker, keep-alive, sendfile, an
+// access log with each request's time), the way a static index or a CDN serves files.
+class Served {
+  public:
+    Served(const stdfs::path& mirror, const stdfs::path& dir, bool nginx) {
+        if (!nginx) {
+            builtin_.emplace();
+            builtin_->serve_directory(mirror);
+            raise_listen_backlog(builtin_->port());
+            base_ = builtin_->base_url();
+            return;
+        }
+        port_ = free_port();
+        stdfs::create_directories(dir);
+        log_ = dir / "access.log";
+        std::ofstream conf(dir / "nginx.conf");
+        conf << "worker_processes 1;\nerror_log " << (dir / "error.log").string()
+             << ";\npid " << (dir / "nginx.pid").string()
+             << ";\nevents { worker_connections 1024; }\nhttp {\n"
+             << aitk::test::nginx_temp_paths(dir)
+             << "log_format timed '$request_time $status $body_bytes_sent $msec $connection "
+                "\"$request\" \"$http_range\"';\n"
+             << "access_log " << log_.string() << " timed;\n"
+             << "sendfile on; tcp_nopush on; tcp_nodelay on; keepalive_timeout 75s;\n"
+             << "keepalive_requests 10000;\n"
+             // PEP 691 by content negotiation, as PyPI does: index.json beside index.html.
+             << "map $http_accept $page { \"~application/vnd\\.pypi\\.simple\\.v1\\+json\" "
+                "index.json; default index.html; }\n"
+             << "types { text/html html; application/vnd.pypi.simple.v1+json json; }\n"
+             << "default_type application/octet-stream;\n"
+             << "server {\n  listen 127.0.0.1:" << port_ << " backlog=4096;\n  root "
+             << mirror.string() << ";\n  location / { index $page index.html; }\n}\n}\n";
+        conf.close();
+        nginx_.emplace(dir, port_);
+        // std::exit (a failed run) skips the destructors: nginx must not outlive the benchmark.
+        running_ = this;
+        std::atexit([] {
+            if (running_) running_->nginx_.reset();
+        });
+        if (!nginx_->running()) {
+            std::fprintf(stderr, "bench_lock: nginx did not start:\n%s\n",
+                         aitk::fs::read_file(dir / "error.log").c_str());
+            std::exit(1);
+        }
+        base_ = "http://127.0.0.1:" + std::to_string(port_);
+    }
+    ~Served() { running_ = nullptr; }
+    Served(const Served&) = delete;
+    Served& operator=(const Served&) = delete;
+    std::string url(const std::string& path) const { return base_ + path; }
+    const char* kind() const { return builtin_ ? "the test server" : "nginx"; }
+    HttpServer* builtin() { return builtin_ ? &*builtin_ : nullptr; }
+    const stdfs::path& access_log() const { return log_; }
+
+    void clear_log() {
+        if (builtin_) {
+            builtin_->clear_log();
+        } else {
+            std::error_code ec;
+            log_offset_ = stdfs::file_size(log_, ec);
+            if (ec) log_offset_ = 0;
+        }
+    }
+    // Requests and body bytes since clear_log().
+    std::pair<std::size_t, std::uint64_t> seen() const {
+        std::size_t n = 0;
+        std::uint64_t bytes = 0;
+        if (builtin_) {
+            for (const auto& r : builtin_->requests()) {
+                ++n;
+                bytes += r.bytes_sent;
+            }
+            return {n, bytes};
+        }
+        std::ifstream in(log_);
+        in.seekg(static_cast<std::streamoff>(log_offset_));
+        std::string line;
+        while (std::getline(in, line)) {
+            std::istringstream fields(line);
+            std::string time, status;
+            std::uint64_t body = 0;
+            fields >> time >> status >> body;
+            ++n;
+            bytes += body;
+        }
+        return {n, bytes};
+    }
+
+  private:
+    static std::uint16_t free_port() {
+        int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof addr;
+        ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size);
+        ::close(fd);
+        return ntohs(addr.sin_port);
+    }
+    static inline Served* running_ = nullptr;
+    std::optional<HttpServer> builtin_;
+    std::optional<aitk::test::NginxProcess> nginx_;
+    std::uint16_t port_ = 0;
+    stdfs::path log_;
+    std::uintmax_t log_offset_ = 0;
+    std::string base_;
+};
+
 // One timed run of a program, with what the server saw meanwhile.
 struct Timed {
     double seconds = 0;
@@ -166,7 +297,7 @@ struct Timed {
 // across exec), and the universe makes it large.
 constexpr const char* gnu_time = "/usr/bin/time";
 
-Timed run_timed(aitk::util::ProcessRequest request, HttpServer& server,
+Timed run_timed(aitk::util::ProcessRequest request, Served& server,
                 const stdfs::path& rss_file = {}) {
     if (!rss_file.empty()) {
         request.argv.insert(request.argv.begin(), {gnu_time, "-f", "%M", "-o", rss_file.string()});
@@ -193,10 +324,7 @@ Timed run_timed(aitk::util::ProcessRequest request, HttpServer& server,
                      result->describe().c_str(), result->out.c_str(), result->err.c_str());
         std::exit(1);
     }
-    for (const auto& r : server.requests()) {
-        ++t.requests;
-        t.bytes += r.bytes_sent;
-    }
+    std::tie(t.requests, t.bytes) = server.seen();
     t.out = std::move(result->out);
     return t;
 }
@@ -289,27 +417,55 @@ int main(int argc, char** argv) {
     auto work = aitk::fs::TempDir::create("aitk-lock-bench");
     const stdfs::path mirror = work.path() / "mirror";
     auto start = Clock::now();
-    const auto universe =
-        aitk::test::generate_universe(aitk::test::ai_toolkit_sized_universe(options.seed));
-    aitk::test::build_universe_mirror(mirror, universe);
     const stdfs::path requirements = work.path() / "requirements.txt";
-    aitk::fs::write_file_atomic(requirements, universe.requirements_text());
-    std::printf(
-        "universe (seed %llu): %zu projects, %zu wheels, %zu root requirements; built in "
-        "%.1f s\n",
-        static_cast<unsigned long long>(options.seed), universe.projects.size(),
-        universe.wheel_count(), universe.requirements.size(), seconds_since(start));
+    std::string target = "linux-x86_64-cu130", backend = "cu130", universe_text;
+    // A real graph (--scenario): what both sides must pick, exactly.
+    std::map<std::string, std::string> expected;
+    if (options.scenario.empty()) {
+        const auto universe =
+            aitk::test::generate_universe(aitk::test::ai_toolkit_sized_universe(options.seed));
+        aitk::test::build_universe_mirror(mirror, universe);
+        aitk::fs::write_file_atomic(requirements, universe.requirements_text());
+        universe_text = std::to_string(universe.projects.size()) + " projects, " +
+                        std::to_string(universe.wheel_count()) + " wheels, " +
+                        std::to_string(universe.requirements.size()) + " root requirements";
+        std::printf("universe (seed %llu): %s; built in %.1f s\n",
+                    static_cast<unsigned long long>(options.seed), universe_text.c_str(),
+                    seconds_since(start));
+    } else {
+        const stdfs::path dir = options.scenario;
+        const auto info = nlohmann::json::parse(aitk::fs::read_file(dir / "info.json"));
+        target = info.at("target").get<std::string>();
+        backend = info.at("backend").get<std::string>();
+        const auto mirrored = aitk::test::build_mirror(
+            mirror, nlohmann::json::parse(aitk::fs::read_file(dir / "scenario.json")));
+        aitk::fs::write_file_atomic(requirements,
+                                    aitk::fs::read_file(dir / "requirements.txt"));
+        std::istringstream lines(aitk::fs::read_file(dir / "expected.txt"));
+        std::string line;
+        while (std::getline(lines, line)) {
+            const auto eq = line.find("==");
+            if (eq != std::string::npos) expected[line.substr(0, eq)] = line.substr(eq + 2);
+        }
+        universe_text = std::to_string(info.at("projects").get<int>()) + " projects, " +
+                        std::to_string(mirrored.files().size()) + " wheels, " +
+                        std::to_string(info.at("root_requirements").get<int>()) +
+                        " root requirements (" + info.at("root").get<std::string>() + ")";
+        std::printf("real graph %s: %s; %zu packages expected for %s; built in %.1f s\n",
+                    dir.c_str(), universe_text.c_str(), expected.size(), target.c_str(),
+                    seconds_since(start));
+    }
 
-    HttpServer server;
-    server.serve_directory(mirror);
-    raise_listen_backlog(server.port());
+    Served server(mirror, work.path() / "nginx", options.server == "nginx");
+    std::printf("served by %s at %s\n", server.kind(), server.url("/").c_str());
     const std::string index_url = server.url("/simple/");
     const std::string torch_url = server.url("/whl");
     if (options.serve) {
         std::printf(
-            "index %s\ntorch index %s (backend cu130: %s/cu130/)\nrequirements %s\n"
+            "index %s\ntorch index %s (backend %s: %s/%s/)\ntarget %s\nrequirements %s\n"
             "press Enter to stop\n",
-            index_url.c_str(), torch_url.c_str(), torch_url.c_str(), requirements.c_str());
+            index_url.c_str(), torch_url.c_str(), backend.c_str(), torch_url.c_str(),
+            backend.c_str(), target.c_str(), requirements.c_str());
         std::fflush(stdout);
         std::string line;
         std::getline(std::cin, line);
@@ -339,7 +495,7 @@ int main(int argc, char** argv) {
         aitk::util::ProcessRequest r;
         r.argv = {options.aitk_env, "--cache-dir", cache_dir.string(), "-q", "--no-progress"};
         r.argv.insert(r.argv.end(), {"--index-url", index_url, "--torch-index-url", torch_url});
-        r.argv.insert(r.argv.end(), {"lock", "--target", "linux-x86_64-cu130", "--python", python});
+        r.argv.insert(r.argv.end(), {"lock", "--target", target, "--python", python});
         r.argv.insert(r.argv.end(), {"-r", requirements.string(), "-o", lockfile.string()});
         r.working_directory = work.path();
         clean_environment(r);
@@ -351,7 +507,7 @@ int main(int argc, char** argv) {
         r.argv = {options.python, "-m", "pip", "install", "--dry-run", "--ignore-installed"};
         r.argv.insert(r.argv.end(), {"--quiet", "--disable-pip-version-check", "--report", "-"});
         r.argv.insert(r.argv.end(), {"--only-binary=:all:", "--index-url", index_url});
-        r.argv.insert(r.argv.end(), {"--extra-index-url", torch_url + "/cu130/"});
+        r.argv.insert(r.argv.end(), {"--extra-index-url", torch_url + "/" + backend + "/"});
         r.argv.insert(r.argv.end(), {"-r", requirements.string()});
         if (cached) {
             r.argv.insert(r.argv.end(), {"--cache-dir", pip_cache.string()});
@@ -374,7 +530,7 @@ int main(int argc, char** argv) {
         stdfs::remove_all(cache, ec);
         stdfs::remove(lockfile, ec);
         const Timed cold = run_timed(aitk_run(cache), server, rss_file);
-        if (round == 1) cold_requests = server.requests();
+        if (round == 1 && server.builtin()) cold_requests = server.builtin()->requests();
         stdfs::remove(lockfile, ec);
         const Timed warm = run_timed(aitk_run(cache), server, rss_file);
         if (memory) {
@@ -386,6 +542,25 @@ int main(int argc, char** argv) {
         const Timed pc = run_timed(pip_run(false), server, rss_file);
         const Timed pw = run_timed(pip_run(true), server, rss_file);
         const auto theirs = pip_versions(pc.out);
+        if (!expected.empty()) {
+            // A real graph: both sides must pick exactly the published lock's set.
+            bool same = true;
+            for (const auto& [side, picked] : {std::pair{"aitk-env", &ours}, {"pip", &theirs}}) {
+                if (*picked == expected) continue;
+                same = false;
+                std::fprintf(stderr, "bench_lock: %s did not pick the lock's set:\n", side);
+                for (const auto& [name, version] : expected) {
+                    auto it = picked->find(name);
+                    if (it == picked->end() || it->second != version)
+                        std::fprintf(stderr, "  %s %s | %s\n", name.c_str(), version.c_str(),
+                                     it == picked->end() ? "-" : it->second.c_str());
+                }
+                for (const auto& [name, version] : *picked)
+                    if (!expected.count(name))
+                        std::fprintf(stderr, "  %s - | %s\n", name.c_str(), version.c_str());
+            }
+            if (!same) return 1;
+        }
         // The same work: the same packages, give or take the few a conflict lets two correct
         // resolvers choose differently (tests/app/test_lock_vs_pip.cpp shows such cases).
         std::vector<std::string> differ;
@@ -420,33 +595,32 @@ int main(int argc, char** argv) {
         pip_cold.push_back(pc.seconds);
         pip_warm.push_back(pw.seconds);
         // After the check above: only runs that did the same work are reported.
-        results.run("lock_cold", "aitk", cold.seconds, cold.peak_rss_kib);
-        results.run("lock_warm", "aitk", warm.seconds, warm.peak_rss_kib);
-        results.run("lock_cold", "ref", pc.seconds, pc.peak_rss_kib);
-        results.run("lock_warm", "ref", pw.seconds, pw.peak_rss_kib);
+        results.run(options.label + "_cold", "aitk", cold.seconds, cold.peak_rss_kib);
+        results.run(options.label + "_warm", "aitk", warm.seconds, warm.peak_rss_kib);
+        results.run(options.label + "_cold", "ref", pc.seconds, pc.peak_rss_kib);
+        results.run(options.label + "_warm", "ref", pw.seconds, pw.peak_rss_kib);
         if (round == 1) {
-            results.command("lock_cold", "aitk", aitk_run(cache).argv);
-            results.command("lock_warm", "aitk", aitk_run(cache).argv);
-            results.command("lock_cold", "ref", pip_run(false).argv);
-            results.command("lock_warm", "ref", pip_run(true).argv);
-            results.info("lock_universe", std::to_string(universe.projects.size()) + " projects, " +
-                                              std::to_string(universe.wheel_count()) + " wheels, " +
-                                              std::to_string(universe.requirements.size()) +
-                                              " root requirements");
-            results.info("lock_packages", std::to_string(ours.size()));
-            results.info("lock_differences", std::to_string(differ.size()));
-            results.info("lock_python", python);
+            results.command(options.label + "_cold", "aitk", aitk_run(cache).argv);
+            results.command(options.label + "_warm", "aitk", aitk_run(cache).argv);
+            results.command(options.label + "_cold", "ref", pip_run(false).argv);
+            results.command(options.label + "_warm", "ref", pip_run(true).argv);
+            results.info(options.label + "_universe", universe_text);
+            results.info(options.label + "_packages", std::to_string(ours.size()));
+            results.info(options.label + "_differences", std::to_string(differ.size()));
+            results.info(options.label + "_python", python);
+            results.info(options.label + "_target", target);
+            results.info(options.label + "_server", server.kind());
         }
     }
-    const double floor = replay(cold_requests, server);
+    const double floor = server.builtin() ? replay(cold_requests, *server.builtin()) : -1;
     const long long overflows = listen_overflows() - overflows_before;
 
     const double ac = median(aitk_cold), aw = median(aitk_warm);
     const double pc = median(pip_cold), pw = median(pip_warm);
     std::printf(
-        "lock benchmark: %zu packages (Python %s, linux-x86_64-cu130), median of %d "
+        "lock benchmark: %zu packages (Python %s, %s, served by %s), median of %d "
         "rounds\n",
-        packages, python.c_str(), options.rounds);
+        packages, python.c_str(), target.c_str(), server.kind(), options.rounds);
     if (!differences.empty()) {
         std::printf("  note: %zu packages differ after a conflict both solved (aitk-env | pip):",
                     differences.size());
@@ -469,10 +643,12 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
     std::printf("  ratio pip (warm cache) / aitk-env (warm cache): %.1fx\n", pw / aw);
-    std::printf(
-        "  server alone: the cold lock's %zu requests replayed 8 at a time take %.3f s "
-        "(%.0f%% of the cold lock)\n",
-        cold_requests.size(), floor, 100.0 * floor / ac);
+    if (floor >= 0) {
+        std::printf(
+            "  server alone: the cold lock's %zu requests replayed 8 at a time take %.3f s "
+            "(%.0f%% of the cold lock)\n",
+            cold_requests.size(), floor, 100.0 * floor / ac);
+    }
     if (overflows_before >= 0) {
         std::printf("  listen queue overflows meanwhile (each costs a client 1 s): %lld\n",
                     overflows);

@@ -180,6 +180,16 @@ say "lock: the AI-Toolkit-sized universe, $reps round(s) of aitk-env cold/warm a
 run_child "$build/bench/bench_lock" --aitk-env "$build/aitk-env" --python "$python" \
     --rounds "$reps" --memory-cache "" --results "$results"
 
+# ---- lock on a real published graph (nari-labs/dia's uv.lock; ../shared, not in a clone) ----
+real_lock=${REAL_GRAPH_LOCK:-$root/../shared/realworld/nari-labs_dia__uv.lock}
+if [ -f "$real_lock" ]; then
+    say "lock: real graph ($(basename "$real_lock")) served by nginx, $reps round(s)"
+    run_child env RESULTS="$results" REAL_GRAPH_LOCK="$real_lock" LOCK_BENCH_ROUNDS="$reps" \
+        bash "$root/bench/lock_real.sh" "$build" "$python"
+else
+    say "lock: no $real_lock, the real-graph row is left out"
+fi
+
 # ---- setup, no-op sync, cp -al ----
 mirror=$work/mirror
 # Deleting a rep's prefixes and caches (~11 GB, ~200,000 files) takes minutes on a disk mounted

@@ -19,6 +19,9 @@ ROWS = [
      "`--no-cache-dir`"),
     ("lock_warm", "lock_warm", "lock, warm caches",
      "`aitk-env lock`, its cache from the cold run", "the same pip command, pip's warm cache"),
+    ("lock_real_cold", "lock_real_cold", "lock, real graph (nari-labs/dia)",
+     "`aitk-env lock`, empty cache, on nari-labs/dia's uv.lock rebuilt as a local index",
+     "`pip install --dry-run --ignore-installed --report -`, `--no-cache-dir`"),
     ("setup_cold", "setup_cold", "setup, empty caches",
      "`aitk-env setup -l LOCK`, empty cache", "`python -m venv` + `pip install --require-hashes`, "
      "empty pip cache"),
@@ -34,6 +37,10 @@ ROWS = [
     ("download_load", "download_load", "download under a CPU hog",
      "the same downloader beside `stress-ng --cpu NPROC`", "the same curl beside the same hog"),
 ]
+
+# Rows left out (with a note) when they have no runs: the real graph's uv.lock lives in
+# ../shared, which a clone does not have.
+OPTIONAL = {"lock_real_cold"}
 
 
 def read_records(path):
@@ -88,7 +95,9 @@ def main(argv):
     for name in ("lock_pip", "setup_pip"):
         if name in info:
             info[name] = " ".join(info[name].split()[:2])
-    missing = [key for row in ROWS for key in ((row[0], "aitk"), (row[1], "ref"))
+    rows = [row for row in ROWS
+            if row[0] not in OPTIONAL or ((row[0], "aitk") in runs and (row[1], "ref") in runs)]
+    missing = [key for row in rows for key in ((row[0], "aitk"), (row[1], "ref"))
                if key[0] is not None and key not in runs]
     if missing:
         sys.exit(f"report_table.py: no runs for {', '.join(k + ' (' + s + ')' for k, s in missing)}")
@@ -98,7 +107,7 @@ def main(argv):
              "peak RSS reference | runs |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     plot = []
-    for aitk_key, ref_key, title, _, _ in ROWS:
+    for aitk_key, ref_key, title, _, _ in rows:
         ours = runs[(aitk_key, "aitk")]
         ours_s = [s for s, _ in ours]
         cells = [title, seconds(statistics.median(ours_s)), spread(ours_s)]
@@ -140,7 +149,16 @@ def main(argv):
               f"packages in the resolution for linux-x86_64-cu130, Python "
               f"{info.get('lock_python', '?')} ({info.get('lock_differences', '?')} packages "
               "resolved differently after a conflict both solved); pip: "
-              f"{info.get('lock_pip', '?')}.",
+              f"{info.get('lock_pip', '?')}; served by {info.get('lock_server', '?')}.",
+              (f"- **lock, real graph**: {info['lock_real_universe']}, rebuilt from "
+               "nari-labs/dia's uv.lock (`bench/real_graph.py`: same names, versions, wheel "
+               "file names, edges and markers; PEP 658 files); "
+               f"{info.get('lock_real_packages', '?')} packages for "
+               f"{info.get('lock_real_target', '?')}, Python {info.get('lock_real_python', '?')}, "
+               "both sides checked to pick exactly uv's set; served by "
+               f"{info.get('lock_real_server', '?')}."
+               if "lock_real_universe" in info else
+               "- **lock, real graph**: not measured (no ../shared/realworld/nari-labs_dia__uv.lock)."),
               f"- **setup, no-op sync, floor, download**: the torch-like scenario, "
               f"{info.get('setup_universe', '?')} (torch, triton, nvidia-* CUDA 13 wheels, an "
               f"AI-Toolkit-style stack); Python {info.get('setup_python', '?')}, target "
@@ -167,7 +185,7 @@ def main(argv):
     lines += ["", "## Commands", "",
               "As run (`$WORK` is the run's temporary folder, `$PORT` the local server's port).",
               ""]
-    for aitk_key, ref_key, title, aitk_what, ref_what in ROWS:
+    for aitk_key, ref_key, title, aitk_what, ref_what in rows:
         lines.append(f"- **{title}**")
         for key, side, what in ((aitk_key, "aitk", aitk_what), (ref_key, "ref", ref_what)):
             if key is None:

@@ -1,6 +1,7 @@
 #include "aitk/app/index_source.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <system_error>
 
 #include "aitk/app/source_builds.hpp"
@@ -301,32 +302,127 @@ resolve::DependencyResult IndexPackageSource::dependencies(const std::string& na
     return std::move(*info);
 }
 
-void IndexPackageSource::prefetch(std::span<const pep::Requirement> upcoming) {
-    std::vector<std::string> names;
-    for (const auto& requirement : upcoming) {
-        if (!requirement.url()) names.push_back(requirement.canonical_name());
-    }
-    load_many(names);
-    // The metadata of each requirement's likely choice (its newest final, unyanked match),
-    // fetched together.
-    std::vector<index::DistributionFile> files;
-    for (const auto& requirement : upcoming) {
-        if (requirement.url()) continue;
-        const auto& project = *projects_[requirement.canonical_name()];
-        for (auto it = project.versions.rbegin(); it != project.versions.rend(); ++it) {
-            if (it->yanked || it->version.is_prerelease()) continue;
-            if (!requirement.specifier().contains(it->version, false)) continue;
-            const auto& file = project.listing.files[it->best];
-            if (file.is_wheel() && !metadata_.count(file.url)) files.push_back(file);
-            break;
+void IndexPackageSource::lookahead(const resolve::ResolveOptions& options) { rules_ = options; }
+
+std::optional<std::size_t> IndexPackageSource::likely_version(const std::string& name,
+                                                              const Project& project) const {
+    const auto wanted = wanted_.find(name);
+    auto admits = [&](const pep::Version& version, bool prereleases) {
+        if (wanted != wanted_.end()) {
+            for (const auto& specifier : wanted->second.specifiers) {
+                if (!specifier.contains(version, prereleases)) return false;
+            }
+        }
+        if (!rules_) return true;
+        for (const auto& constraint : rules_->constraints) {
+            if (constraint.requirement.canonical_name() == name &&
+                !constraint.requirement.specifier().contains(version, true)) {
+                return false;
+            }
+        }
+        if (!rules_->local_label.empty() && version.has_local() &&
+            !util::iequals(version.local(), rules_->local_label)) {
+            for (const auto& entry : rules_->local_group) {
+                const bool prefix = entry.ends_with('*');
+                if (prefix ? name.starts_with(entry.substr(0, entry.size() - 1)) : name == entry)
+                    return false;
+            }
+        }
+        return true;
+    };
+    if (rules_ && !rules_->upgrade_all && !rules_->upgrade.count(name)) {
+        // The lockfile's version, kept whenever it is still allowed (Solver's preference).
+        if (auto it = rules_->preferences.find(name); it != rules_->preferences.end()) {
+            for (std::size_t i = 0; i < project.versions.size(); ++i) {
+                if (project.versions[i].version == it->second &&
+                    admits(it->second, true)) {
+                    return i;
+                }
+            }
         }
     }
-    if (files.size() < 2) return;  // one file: nothing to overlap
-    auto outcomes = client_.metadata(files);
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        if (!outcomes[i]) continue;  // asked again (and reported) when the resolver needs it
-        auto info = dependency_info(outcomes[i]->metadata, files[i].filename);
-        if (info) metadata_[files[i].url] = std::move(*info);
+    const bool prereleases = rules_ && rules_->allow_prereleases;
+    for (std::size_t i = project.versions.size(); i-- > 0;) {
+        const auto& v = project.versions[i];
+        if (v.yanked || (!prereleases && v.version.is_prerelease())) continue;
+        if (admits(v.version, prereleases)) return i;
+    }
+    return std::nullopt;
+}
+
+void IndexPackageSource::prefetch(std::span<const pep::Requirement> upcoming) {
+    // One level of the crawl: requirements whose pages are wanted now.
+    std::vector<const pep::Requirement*> level;
+    for (const auto& requirement : upcoming)
+        level.push_back(&requirement);
+    std::deque<pep::Requirement> held;  // the requirements of later levels, kept in place
+    // Without the target's markers only the given requirements are fetched ahead.
+    const std::size_t max_levels = rules_ ? 64 : 1;
+    for (std::size_t depth = 0; depth < max_levels && !level.empty(); ++depth) {
+        std::vector<std::string> names;
+        std::set<std::string> grown;  // names whose wants changed at this level
+        for (const auto* requirement : level) {
+            if (requirement->url()) continue;
+            const std::string name = requirement->canonical_name();
+            auto& wanted = wanted_[name];
+            // New to the crawl, or asked with a specifier or extra it had not seen.
+            bool changed = !crawled_.count(name);
+            if (!requirement->specifier().empty()) {
+                const auto text = requirement->specifier().to_string();
+                if (std::none_of(wanted.specifiers.begin(), wanted.specifiers.end(),
+                                 [&](const auto& s) { return s.to_string() == text; })) {
+                    wanted.specifiers.push_back(requirement->specifier());
+                    changed = true;
+                }
+            }
+            for (const auto& extra : requirement->extras()) {
+                if (wanted.extras.insert(pep::canonicalize_name(extra)).second) changed = true;
+            }
+            if (changed && grown.insert(name).second) names.push_back(name);
+        }
+        if (names.empty()) break;
+        load_many(names);
+        // The metadata of each one's likely choice, fetched together.
+        std::vector<index::DistributionFile> files;
+        for (const auto& name : names) {
+            const auto& project = *projects_[name];
+            auto choice = likely_version(name, project);
+            if (!choice) continue;
+            const auto& file = project.listing.files[project.versions[*choice].best];
+            wanted_[name].guessed_url = file.url;
+            if (!file.is_wheel() || metadata_.count(file.url)) continue;
+            if (std::any_of(files.begin(), files.end(),
+                            [&](const auto& f) { return f.url == file.url; })) {
+                continue;
+            }
+            files.push_back(file);
+        }
+        if (!files.empty() && (rules_ || files.size() > 1)) {
+            auto outcomes = client_.metadata(files);
+            for (std::size_t i = 0; i < files.size(); ++i) {
+                if (!outcomes[i]) continue;  // asked again (and reported) when needed
+                auto info = dependency_info(outcomes[i]->metadata, files[i].filename);
+                if (info) metadata_[files[i].url] = std::move(*info);
+            }
+        }
+        if (!rules_) break;
+        // The next level: what those choices need on this target (with the extras asked).
+        std::vector<const pep::Requirement*> next;
+        for (const auto& name : names) {
+            crawled_.insert(name);
+            const auto& wanted = wanted_[name];
+            auto known = metadata_.find(wanted.guessed_url);
+            if (wanted.guessed_url.empty() || known == metadata_.end()) continue;
+            const std::vector<std::string> extras(wanted.extras.begin(), wanted.extras.end());
+            for (const auto& requirement : known->second.requires_dist) {
+                if (requirement.url()) continue;
+                auto applies = requirement.applies(rules_->environment, extras);
+                if (applies && !*applies) continue;
+                held.push_back(requirement);
+                next.push_back(&held.back());
+            }
+        }
+        level = std::move(next);
     }
 }
 

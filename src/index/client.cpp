@@ -11,6 +11,7 @@
 #include "aitk/net/redact.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/util/utf8.hpp"
+#include "write_behind.hpp"
 
 namespace aitk::index {
 
@@ -115,7 +116,8 @@ IndexClient::IndexClient(net::Downloader& downloader, cache::Cache* cache, Index
       cache_(cache),
       routing_(std::move(routing)),
       options_(std::move(options)),
-      metadata_(downloader, cache, metadata_options(options_), options_.offline, options_.clock) {}
+      metadata_(downloader, cache, metadata_options(options_), options_.offline, options_.clock),
+      writer_(std::make_unique<WriteBehind>()) {}
 
 IndexClient::~IndexClient() = default;
 
@@ -291,11 +293,13 @@ void IndexClient::fetch_pages(const std::vector<PageTask>& tasks) {
         const std::string shown = net::redact_url(task.url);
         auto store = [&](cache::HttpEntry entry) {
             if (!cache_ || file_url_to_path(task.url)) return;
-            try {
-                cache_->put_http(std::move(entry));
-            } catch (const std::exception&) {
-                // An unwritable cache only costs a full fetch next time.
-            }
+            writer_->post([cache = cache_, entry = std::move(entry)]() mutable {
+                try {
+                    cache->put_http(std::move(entry));
+                } catch (const std::exception&) {
+                    // An unwritable cache only costs a full fetch next time.
+                }
+            });
         };
         if (!outcome) {
             const auto& e = outcome.error();

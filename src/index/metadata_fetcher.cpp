@@ -12,6 +12,7 @@
 #include "aitk/net/redact.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/util/hex.hpp"
+#include "write_behind.hpp"
 
 namespace aitk::index {
 
@@ -78,6 +79,7 @@ struct MetadataFetcher::Job {
 
     RemoteMetadata result;
     std::optional<IndexError> error;
+    WriteBehind* writer = nullptr;  // where the cache write goes (null: in line)
 
     bool wants_fetch() const noexcept {
         return step == Step::pep658 || step == Step::tail || step == Step::directory ||
@@ -98,7 +100,8 @@ MetadataFetcher::MetadataFetcher(net::Downloader& downloader, cache::Cache* cach
       cache_(cache),
       options_(options),
       offline_(offline),
-      clock_(std::move(clock)) {}
+      clock_(std::move(clock)),
+      writer_(std::make_unique<WriteBehind>()) {}
 
 MetadataFetcher::~MetadataFetcher() = default;
 
@@ -173,10 +176,17 @@ void finish_with_text(Job& job, std::string text, MetadataSource source, cache::
     }
     if (cache && source != MetadataSource::metadata_cache) {
         if (const auto sha = file.sha256()) {
-            try {
-                cache->put_metadata(*sha, text);
-            } catch (const std::exception&) {
-                // A cache that cannot be written only costs a later fetch.
+            auto put = [cache, sha = std::string(*sha), text] {
+                try {
+                    cache->put_metadata(sha, text);
+                } catch (const std::exception&) {
+                    // A cache that cannot be written only costs a later fetch.
+                }
+            };
+            if (job.writer) {
+                job.writer->post(std::move(put));
+            } else {
+                put();
             }
         }
     }
@@ -613,6 +623,7 @@ std::vector<MetadataOutcome> MetadataFetcher::fetch(std::span<const Distribution
     std::vector<Job*> active;
     for (std::size_t i = 0; i < files.size(); ++i) {
         jobs[i].file = &files[i];
+        jobs[i].writer = writer_.get();
         start(jobs[i]);
         if (jobs[i].step != Job::Step::done) active.push_back(&jobs[i]);
     }

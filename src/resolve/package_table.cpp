@@ -28,6 +28,7 @@ bool pins(const pep::SpecifierSet& specifier, const pep::Version& version) {
 
 PackageTable::PackageTable(PackageSource& source, const ResolveOptions& options)
     : source_(source), options_(options) {
+    source_.lookahead(options_);
     PackageInfo root;
     root.loaded = true;
     root.candidates.push_back(Candidate{});

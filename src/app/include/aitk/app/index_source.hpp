@@ -18,10 +18,12 @@
 
 #include "aitk/index/client.hpp"
 #include "aitk/pep/direct_reference.hpp"
+#include "aitk/pep/marker.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/specifier.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
+#include "aitk/resolve/resolver.hpp"
 #include "aitk/resolve/source.hpp"
 
 namespace aitk::app {
@@ -87,7 +89,12 @@ class IndexPackageSource : public resolve::PackageSource {
     resolve::DependencyResult dependencies(const std::string& name,
                                            const pep::Version& version) override;
     resolve::DirectResult direct(const std::string& name, const std::string& url) override;
+    // The pages of `upcoming` and the metadata of each one's likely choice, then (once
+    // lookahead() gave the target's markers) the same for the dependencies those choices
+    // declare, and so on until nothing new turns up: one parallel batch of pages and one of
+    // metadata per level of the graph, instead of a round trip per decision.
     void prefetch(std::span<const pep::Requirement> upcoming) override;
+    void lookahead(const resolve::ResolveOptions& options) override;
     std::string explain(const std::string& name, const std::string& specifier) override;
 
     // The best file of `name` at `version` for the target (a wheel by tag priority, else the
@@ -121,6 +128,21 @@ class IndexPackageSource : public resolve::PackageSource {
     void look_beyond_backend(const std::string& name, Project& project);
     bool fits(const std::string& name, const Project& project) const;
     bool binary_only(const std::string& name) const;
+    // The version (index into project.versions) the resolver will most likely take for
+    // `name`, given every specifier the crawl has seen asked of it and the resolver's rules.
+    std::optional<std::size_t> likely_version(const std::string& name,
+                                              const Project& project) const;
+
+    // What prefetch() has seen asked of each project (its specifiers and extras), and the
+    // resolver's rules (from lookahead()).
+    struct Wanted {
+        std::vector<pep::SpecifierSet> specifiers;
+        std::set<std::string> extras;
+        std::string guessed_url;  // the file whose metadata was guessed ("" = none yet)
+    };
+    std::map<std::string, Wanted> wanted_;
+    std::set<std::string> crawled_;  // names whose likely choice's dependencies were followed
+    std::optional<resolve::ResolveOptions> rules_;
 
     resolve::DependencyResult sdist_dependencies(const std::string& name,
                                                  const pep::Version& version,

@@ -111,6 +111,9 @@ class IndexClient {
     MetadataFetcher metadata_;
     std::map<std::string, std::shared_ptr<Page>> pages_;  // by page URL
     std::vector<std::string> missing_pages_;
+    // Page cache writes, off the critical path (write_behind.hpp); declared last, so it is
+    // drained before the rest goes away.
+    std::unique_ptr<WriteBehind> writer_;
 };
 
 // Whether a find-links location is on this machine (a path or a file: URL).

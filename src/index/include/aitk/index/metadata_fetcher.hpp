@@ -25,6 +25,8 @@
 
 namespace aitk::index {
 
+class WriteBehind;  // write_behind.hpp (private to the layer)
+
 struct MetadataOptions {
     // The first range request asks for this many bytes from the end of the wheel: enough for
     // the central directory of most wheels (and often METADATA itself, written last).
@@ -105,6 +107,9 @@ class MetadataFetcher {
     std::shared_ptr<net::Clock> clock_;
     std::unique_ptr<net::Downloader> small_;
     std::set<std::string> no_range_hosts_;
+    // Cache writes, off the critical path (write_behind.hpp); declared last, so it is drained
+    // before the rest goes away.
+    std::unique_ptr<WriteBehind> writer_;
     net::TransferObserver* observer_ = nullptr;
 };
 

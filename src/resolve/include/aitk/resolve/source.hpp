@@ -14,6 +14,8 @@
 
 namespace aitk::resolve {
 
+struct ResolveOptions;
+
 struct CandidateVersion {
     pep::Version version;
     bool yanked = false;  // PEP 592: chosen only when pinned with == / ===
@@ -60,6 +62,12 @@ class PackageSource {
     // A hint: these projects (and the metadata of their likely choices) will be asked for soon;
     // a networked source fetches them in parallel. Pairs of name and specifier text.
     virtual void prefetch(std::span<const pep::Requirement> upcoming) { (void)upcoming; }
+
+    // Told once, before the first prefetch: the rules the resolver applies (the target's
+    // marker environment, preferences, constraints, the backend's local label), so a
+    // networked source can guess further ahead than the requirements it is given (the
+    // likely choices' own dependencies, and theirs). `options` outlives the resolution.
+    virtual void lookahead(const ResolveOptions& options) { (void)options; }
 
     // Why `name` has no version matching `specifier` on this target, in a few words for
     // messages ("only wheels for Windows", "every version needs Python >=3.13",
