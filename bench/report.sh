@@ -70,6 +70,7 @@ missing=()
 command -v gnuplot >/dev/null || missing+=(gnuplot-nox)
 command -v curl >/dev/null || missing+=(curl)
 command -v stress-ng >/dev/null || missing+=(stress-ng)
+command -v unzip >/dev/null || missing+=(unzip)
 if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" = 0 ] || die "missing ${missing[*]}: sudo apt-get install -y ${missing[*]}"
     say "installing ${missing[*]}"

@@ -25,6 +25,10 @@ ROWS = [
     ("setup_cold", "setup_cold", "setup, empty caches",
      "`aitk-env setup -l LOCK`, empty cache", "`python -m venv` + `pip install --require-hashes`, "
      "empty pip cache"),
+    ("setup_floor", "setup_floor", "cold setup vs its floor",
+     "`aitk-env setup -l LOCK`, empty cache (as above)",
+     "the larger of `curl --parallel --parallel-max 8` of the same wheels and `unzip` of each, "
+     "one per core"),
     ("setup_warm", "setup_warm", "setup, warm caches, new prefix",
      "`aitk-env setup -l LOCK`, warm cache", "`python -m venv` + `pip install --require-hashes`, "
      "warm pip cache"),
@@ -144,6 +148,17 @@ def main(argv):
               f"it installs ({seconds(warm)} vs {seconds(floor)}): the rest is the interpreter, "
               "the venv, reading the lock, checking the cache and writing RECORD files, shims "
               "and the receipt.", ""]
+    cold = statistics.median(s for s, _ in runs[("setup_cold", "aitk")])
+    cold_floor = statistics.median(s for s, _ in runs[("setup_floor", "ref")])
+    floor_parts = ""
+    if ("setup_floor_download", "ref") in runs and ("setup_floor_unzip", "ref") in runs:
+        download = statistics.median(s for s, _ in runs[("setup_floor_download", "ref")])
+        unzip = statistics.median(s for s, _ in runs[("setup_floor_unzip", "ref")])
+        floor_parts = (f" (curl's download {seconds(download)}, a parallel unzip "
+                       f"{seconds(unzip)})")
+    lines += [f"The cold setup takes **{cold / cold_floor:.2f}x** its floor, the larger of "
+              f"fetching the wheels with curl and unzipping them one per core{floor_parts}: "
+              f"{seconds(cold)} vs {seconds(cold_floor)}.", ""]
     lines += ["## What was measured", ""]
     lines += [f"- **lock**: {info.get('lock_universe', '?')}; {info.get('lock_packages', '?')} "
               f"packages in the resolution for linux-x86_64-cu130, Python "

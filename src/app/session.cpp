@@ -5,7 +5,9 @@
 namespace aitk::app {
 
 Session::Session(SessionSettings settings)
-    : settings_(std::move(settings)), cache_(settings_.cache_root) {}
+    : settings_(std::move(settings)), cache_(settings_.cache_root) {
+    if (!settings_.clock) settings_.clock = net::system_clock();
+}
 
 Session::~Session() = default;
 

@@ -271,7 +271,9 @@ std::vector<std::filesystem::path> write_prefix_shims(const SetupRequest& reques
 SetupOutcome run_setup(Session& session, const SetupRequest& request) {
     if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
     SetupOutcome outcome;
+    Stopwatch stages(session.clock());
     const lock::Lockfile lockfile = lock_for_setup(session, request, outcome);
+    stages.mark("lock");
 
     std::string judged;  // stage 2: the target this machine runs, and its interpreter
     const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
@@ -282,16 +284,25 @@ SetupOutcome run_setup(Session& session, const SetupRequest& request) {
     outcome.prefix = fs::absolute_from(session.cwd(), request.prefix);
     const auto layout =
         install::PrefixLayout::for_venv(outcome.prefix, interpreter.version, request.windows);
+    stages.mark("interpreter");
 
     HeldPrefix held = make_prefix(request, outcome, interpreter, layout);
+    stages.mark("prefix");
     outcome.sync =
         sync_into(session, sync_request_for(session, request, lockfile, target, layout, held),
                   outcome.prefix, held);
+    stages.mark("sync");
     note_unbuildable(outcome, request.build_sources);
+    outcome.stages = stages.describe();
     if (request.dry_run) return outcome;
 
     outcome.shims = write_prefix_shims(request, target, layout, outcome.prefix);
-    if (request.smoke_test) outcome.smoke = smoke_test(layout, target, session.environment());
+    stages.mark("shims");
+    if (request.smoke_test) {
+        outcome.smoke = smoke_test(layout, target, session.environment());
+        stages.mark("smoke test");
+    }
+    outcome.stages = stages.describe();
     return outcome;
 }
 

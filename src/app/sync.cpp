@@ -19,6 +19,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/index/artifacts.hpp"
 #include "aitk/install/direct_url.hpp"
+#include "aitk/install/ordered_installs.hpp"
 #include "aitk/install/plan.hpp"
 #include "aitk/install/transaction.hpp"
 #include "aitk/net/downloader.hpp"
@@ -215,56 +216,37 @@ std::vector<BuiltSource> build_sources(Session& session, const SyncRequest& requ
 void fetch_wheels(Session& session, const SyncRequest& request, const Wanted& wanted,
                   const std::function<void(std::size_t, const std::filesystem::path&)>& arrived,
                   SyncOutcome& outcome) {
+    // The order the downloads start in: the largest first, so that the wheel that takes
+    // longest to unpack (torch) is not the last to arrive; wheels of unknown size before all
+    // (an index that lists no sizes, PyTorch's, is where the largest ones come from).
+    std::vector<std::size_t> order(wanted.wheels.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    auto size_rank = [&](std::size_t i) {
+        const auto& size = wanted.wheels[i]->wheel->size;
+        return size ? *size : UINT64_MAX;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return size_rank(a) > size_rank(b); });
     std::vector<cache::ArtifactRef> refs;
-    for (const auto* p : wanted.wheels)
-        refs.push_back({p->wheel->sha256, p->wheel->filename, p->wheel->url});
+    for (std::size_t i : order) {
+        const auto& wheel = *wanted.wheels[i]->wheel;
+        refs.push_back({wheel.sha256, wheel.filename, wheel.url});
+    }
     if (refs.empty()) return;
     auto& cache = session.cache();
     auto& downloader = session.downloader();
     if (!request.artifact_sources.empty()) {
         std::vector<std::string> projects;
-        for (const auto* p : wanted.wheels)
-            projects.push_back(p->name);
+        for (std::size_t i : order)
+            projects.push_back(wanted.wheels[i]->name);
         locate_artifacts(session, refs, projects,
                          {&request.artifact_sources, request.target->backend});
     }
-    auto fetched = index::fetch_artifacts(cache, downloader, refs, session.offline(),
-                                          session.observer(), arrived);
+    auto fetched = index::fetch_artifacts(
+        cache, downloader, refs, session.offline(), session.observer(),
+        [&](std::size_t k, const std::filesystem::path& path) { arrived(order[k], path); });
     outcome.downloaded += downloads_or_throw(fetched, "wheels");
-}
-
-// Stage: every wanted wheel in the cache and unpacked there; the unpacked trees, by index of
-// wanted.all. Each wheel is unpacked as soon as it is in the cache, while the others still
-// download.
-std::vector<std::filesystem::path> prepare_wheels(Session& session, const SyncRequest& request,
-                                                  const Wanted& wanted,
-                                                  const std::vector<BuiltSource>& built,
-                                                  SyncOutcome& outcome) {
-    auto& cache = session.cache();
-    const std::size_t count = wanted.all.size();
-    const std::size_t wheels = wanted.wheels.size();
-    std::vector<std::filesystem::path> artifacts(count);
-    std::vector<std::filesystem::path> trees(count);
-    UnpackPool unpacking(util::worker_count(request.jobs, count), [&](std::size_t i) {
-        const auto& sha =
-            i < wheels ? wanted.all[i]->wheel->sha256 : built[i - wheels].wheel_sha256;
-        trees[i] = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
-            install::unpack_wheel(artifacts[i], dest);
-        });
-    });
-    for (std::size_t b = 0; b < built.size(); ++b) {
-        artifacts[wheels + b] = built[b].wheel;
-        unpacking.add(wheels + b, size_or_zero(built[b].wheel));
-    }
-    fetch_wheels(
-        session, request, wanted,
-        [&](std::size_t i, const std::filesystem::path& path) {
-            artifacts[i] = path;
-            unpacking.add(i, size_or_zero(path));
-        },
-        outcome);
-    unpacking.finish();
-    return trees;
 }
 
 // Old versions leave at commit, unless a file of the new one takes their place.
@@ -302,34 +284,90 @@ install::WheelInstallRequest install_request_for(const SyncRequest& request, con
     return r;
 }
 
-// Stage: the unpacked wheels installed into the transaction's staging. Wheels that share a
-// top-level folder (nvidia/__init__.py in every nvidia-* wheel) are installed one after the
-// other, as pip would (the last one wins); the rest in parallel. The installed modules, for
-// compile_bytecode.
-std::vector<std::filesystem::path> install_wheels(const SyncRequest& request,
-                                                  install::PrefixTransaction& txn,
-                                                  const Wanted& wanted,
-                                                  const std::vector<BuiltSource>& built,
-                                                  const std::vector<std::filesystem::path>& trees,
-                                                  SyncOutcome& outcome) {
-    auto groups = install::serial_install_groups(trees);
+// Wheels from this size on unpack on several threads.
+constexpr std::uintmax_t large_wheel_bytes = 64ull << 20;
+
+// Stage: every wanted wheel in the cache, unpacked there once per sha256 and installed into
+// the transaction's staging, each step as soon as the one before it is done for that wheel:
+// a wheel is unpacked as soon as it is in the cache (the largest ready one first) while others
+// still download, and linked as soon as its tree is ready, in parallel with the rest
+// (install::OrderedInstalls makes the result that of installing in order). The installed
+// modules, for compile_bytecode.
+std::vector<std::filesystem::path> fetch_unpack_install(
+    Session& session, const SyncRequest& request, install::PrefixTransaction& txn,
+    const Wanted& wanted, const std::vector<BuiltSource>& built, TimelineRecorder& timeline,
+    SyncOutcome& outcome) {
+    auto& cache = session.cache();
+    const std::size_t count = wanted.all.size();
+    const std::size_t wheels = wanted.wheels.size();
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < count; ++i) {
+        labels.push_back(i < wheels ? wanted.all[i]->wheel->filename
+                                    : util::utf8_of(built[i - wheels].wheel.filename()));
+    }
+    timeline.wheels(std::move(labels));
+    std::vector<std::filesystem::path> artifacts(count);
+    install::OrderedInstalls order(count);
     std::mutex result_mutex;
     std::vector<std::filesystem::path> modules;
-    util::parallel_for(groups.size(), request.jobs, [&](std::size_t g) {
-        for (std::size_t i : groups[g]) {
-            auto result = install::install_wheel(
-                txn.staging(), install_request_for(request, wanted, built, trees[i], i));
-            std::lock_guard lock(result_mutex);
-            if (!outcome.link_mode) outcome.link_mode = result.used;
-            if (!request.compile_bytecode) continue;
-            for (const auto& file : result.files) {
-                // Modules in site-packages only, as pip compiles them (not data files).
-                if (file.path.ends_with(".py") && !file.path.starts_with("../")) {
-                    modules.push_back(request.layout.purelib / from_record_path(file.path));
-                }
+    const std::size_t threads = util::worker_count(request.jobs, count);
+    UnpackPool pool(threads, [&](std::size_t i) {
+        const auto& sha =
+            i < wheels ? wanted.all[i]->wheel->sha256 : built[i - wheels].wheel_sha256;
+        const double unpack_start = timeline.now();
+        bool unpacked = false;
+        const auto tree = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
+            unpacked = true;
+            // A large wheel (torch) is often the last to arrive and then unpacks alone: on
+            // every worker's core, not one.
+            install::UnpackLimits limits;
+            if (size_or_zero(artifacts[i]) >= large_wheel_bytes) limits.threads = threads;
+            install::unpack_wheel(artifacts[i], dest, limits);
+        });
+        if (unpacked) {
+            timeline.unpacked(i, unpack_start);
+            timeline.cover(&SyncTimeline::unpack, unpack_start);
+        }
+        const double link_start = timeline.now();
+        auto result =
+            order.install(txn.staging(), i, install_request_for(request, wanted, built, tree, i));
+        timeline.linked(i, link_start);
+        timeline.cover(&SyncTimeline::link, link_start);
+        std::lock_guard lock(result_mutex);
+        if (!outcome.link_mode) outcome.link_mode = result.used;
+        if (!request.compile_bytecode) return;
+        for (const auto& file : result.files) {
+            // Modules in site-packages only, as pip compiles them (not data files).
+            if (file.path.ends_with(".py") && !file.path.starts_with("../")) {
+                modules.push_back(request.layout.purelib / from_record_path(file.path));
             }
         }
     });
+    for (std::size_t b = 0; b < built.size(); ++b) {
+        artifacts[wheels + b] = built[b].wheel;
+        timeline.fetched(wheels + b);
+        pool.add(wheels + b, size_or_zero(built[b].wheel));
+    }
+    const double fetch_start = timeline.now();
+    fetch_wheels(
+        session, request, wanted,
+        [&](std::size_t i, const std::filesystem::path& path) {
+            artifacts[i] = path;
+            timeline.fetched(i);
+            pool.add(i, size_or_zero(path));
+        },
+        outcome);
+    if (wheels > 0) timeline.cover(&SyncTimeline::fetch, fetch_start);
+    // The downloads and the trees unpacked so far go to disk while the last wheels unpack and
+    // link, instead of all at once in commit's flush.
+    std::thread flush([&txn] { txn.flush_ahead(); });
+    try {
+        pool.finish();
+    } catch (...) {
+        flush.join();
+        throw;
+    }
+    flush.join();
     return modules;
 }
 
@@ -368,6 +406,8 @@ SyncOutcome sync_prefix(Session& session, const SyncRequest& request) {
         return outcome;
     }
 
+    TimelineRecorder timeline(session.clock());
+    timeline.begin(&SyncTimeline::plan);
     // The prefix lock is held from planning to commit, and an interrupted earlier run is
     // finished or undone first, so the plan is made from a whole prefix that nobody changes.
     std::optional<fs::FileLock> own_lock;
@@ -380,21 +420,29 @@ SyncOutcome sync_prefix(Session& session, const SyncRequest& request) {
                              &layout, request.build_sources);
     const Wanted wanted = wanted_of(outcome.plan);
 
+    timeline.end(&SyncTimeline::plan);
+
     std::optional<fs::TempDir> build_output;
+    timeline.begin(&SyncTimeline::build);
     const auto built = build_sources(session, request, wanted, build_output);
+    if (!wanted.sources.empty()) timeline.end(&SyncTimeline::build);
     auto hold = session.cache().hold();
     cache::sweep_interrupted_writes(session.cache());  // what a killed run left beside the caches
-    const auto trees = prepare_wheels(session, request, wanted, built, outcome);
 
     stage_removals(txn, outcome.plan, installed);
-    auto modules = install_wheels(request, txn, wanted, built, trees, outcome);
+    auto modules = fetch_unpack_install(session, request, txn, wanted, built, timeline, outcome);
     stage_records(request, txn, outcome.plan, receipt);
+    timeline.begin(&SyncTimeline::commit);
     txn.commit();
+    timeline.end(&SyncTimeline::commit);
 
     if (request.compile_bytecode && !modules.empty()) {
+        timeline.begin(&SyncTimeline::bytecode);
         std::sort(modules.begin(), modules.end());
         compile_bytecode(layout, modules, request.jobs);
+        timeline.end(&SyncTimeline::bytecode);
     }
+    outcome.timeline = timeline.take();
     return outcome;
 }
 

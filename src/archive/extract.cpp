@@ -1,9 +1,13 @@
 #include "aitk/archive/extract.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -140,23 +144,42 @@ std::string join_components(const std::vector<std::string>& parts) {
     return out;
 }
 
+// Which members one Extractor writes: every `count`-th one from `index` (in archive order).
+// Several extractors, each with its own reader of the same archive, then share one staging
+// folder and one byte budget.
+struct Share {
+    std::size_t index = 0;
+    std::size_t count = 1;
+};
+
 class Extractor {
   public:
-    Extractor(Reader& reader, const stdfs::path& staging, const ExtractOptions& options)
-        : reader_(reader), staging_(staging), options_(options) {}
+    Extractor(Reader& reader, const stdfs::path& staging, const ExtractOptions& options,
+              std::atomic<std::uint64_t>& total_bytes, Share share = {})
+        : reader_(reader),
+          staging_(staging),
+          options_(options),
+          total_bytes_(total_bytes),
+          share_(share) {}
 
     ExtractResult run() {
+        std::size_t member = 0;
         while (const Entry* entry = reader_.next()) {
             if (++entry_count_ > options_.max_entries) {
                 fail(Problem::too_many_entries, entry->path,
                      "is past the limit of " + std::to_string(options_.max_entries) + " entries");
             }
+            if (member++ % share_.count != share_.index) continue;
             extract_one(*entry);
+            positions_.resize(result_.entries.size(), member - 1);
         }
         verify_symlinks_on_disk();
-        result_.total_bytes = total_bytes_;
+        result_.total_bytes = total_bytes_.load();
         return std::move(result_);
     }
+
+    // The archive position of each of run()'s entries.
+    const std::vector<std::size_t>& positions() const noexcept { return positions_; }
 
   private:
     [[noreturn]] void fail(Problem problem, const std::string& member, std::string detail) {
@@ -257,18 +280,20 @@ class Extractor {
 
     void count_bytes(const std::string& stored, std::uint64_t file_end, std::uint64_t& counted) {
         if (file_end <= counted) return;
-        std::uint64_t more = file_end - counted;
-        if (more > options_.max_total_bytes - total_bytes_) {
-            fail(Problem::too_large, stored,
-                 "takes the extracted size past the limit of " +
-                     std::to_string(options_.max_total_bytes) + " bytes (zip bomb?)");
-        }
-        total_bytes_ += more;
+        const std::uint64_t more = file_end - counted;
+        std::uint64_t before = total_bytes_.load();
+        do {
+            if (more > options_.max_total_bytes - before) {
+                fail(Problem::too_large, stored,
+                     "takes the extracted size past the limit of " +
+                         std::to_string(options_.max_total_bytes) + " bytes (zip bomb?)");
+            }
+        } while (!total_bytes_.compare_exchange_weak(before, before + more));
         counted = file_end;
     }
 
     void write_file(const Entry& entry, const std::string& path) {
-        if (entry.size && *entry.size > options_.max_total_bytes - total_bytes_) {
+        if (entry.size && *entry.size > options_.max_total_bytes - total_bytes_.load()) {
             fail(Problem::too_large, entry.path,
                  "declares " + std::to_string(*entry.size) +
                      " bytes, past the extraction limit of " +
@@ -444,10 +469,82 @@ class Extractor {
     std::unordered_set<std::string> symlinks_folded_;
     std::vector<std::pair<std::string, std::string>> symlinks_;  // normalised, stored
     std::uint64_t entry_count_ = 0;
-    std::uint64_t total_bytes_ = 0;
+    std::atomic<std::uint64_t>& total_bytes_;
+    Share share_;
+    std::vector<std::size_t> positions_;
     ExtractResult result_;
 };
 
+void publish_extracted(const std::string& label, fs::TempDir& staging,
+                       const stdfs::path& destination) {
+    if (fs::publish(staging.path(), destination) == fs::PublishResult::already_exists) {
+        throw ArchiveError(Problem::destination_exists, label, "",
+                           "cannot be extracted to " + util::utf8_of(destination) +
+                               ", which appeared while extracting");
+    }
+    staging.keep();
+}
+
+// The members spread over options.threads extractors, one reader each. Nullopt when any share
+// failed: the caller then extracts the archive alone, which names the problem exactly as a
+// walk in archive order finds it (a duplicate split over two shares would otherwise look like
+// a case clash on disk).
+std::optional<ExtractResult> extract_in_shares(const std::string& label, const stdfs::path& archive,
+                                               const stdfs::path& destination,
+                                               const ExtractOptions& options) {
+    std::error_code ec;
+    if (stdfs::exists(stdfs::symlink_status(destination, ec))) return std::nullopt;
+    stdfs::path parent = destination.parent_path();
+    if (parent.empty()) parent = ".";
+    std::optional<fs::TempDir> staging;
+    staging.emplace(fs::TempDir::create_in(parent, util::utf8_of(destination.filename())));
+    const std::size_t count = options.threads;
+    std::atomic<std::uint64_t> total_bytes{0};
+    std::vector<ExtractResult> results(count);
+    std::vector<std::vector<std::size_t>> positions(count);
+    std::atomic<bool> failed{false};
+    auto run_share = [&](std::size_t k) {
+        try {
+            Reader reader = Reader::open(archive);
+            Extractor extractor(reader, staging->path(), options, total_bytes, {k, count});
+            results[k] = extractor.run();
+            positions[k] = extractor.positions();
+        } catch (...) {
+            failed = true;
+        }
+    };
+    {
+        std::vector<std::thread> threads;
+        for (std::size_t k = 1; k < count; ++k)
+            threads.emplace_back(run_share, k);
+        run_share(0);
+        for (auto& t : threads)
+            t.join();
+    }
+    if (failed) return std::nullopt;  // staging goes with its TempDir
+
+    // One result in archive order, and the duplicates a single walk would have refused.
+    std::vector<std::pair<std::size_t, ExtractedEntry*>> order;
+    for (std::size_t k = 0; k < count; ++k) {
+        for (std::size_t i = 0; i < results[k].entries.size(); ++i)
+            order.emplace_back(positions[k][i], &results[k].entries[i]);
+    }
+    std::sort(order.begin(), order.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    ExtractResult merged;
+    merged.entries.reserve(order.size());
+    std::unordered_set<std::string_view> files;
+    for (auto& [position, entry] : order) {
+        if (entry->type != EntryType::directory && !files.insert(entry->path).second) {
+            return std::nullopt;
+        }
+    }
+    for (auto& [position, entry] : order)
+        merged.entries.push_back(std::move(*entry));
+    merged.total_bytes = total_bytes.load();
+    publish_extracted(label, *staging, destination);
+    return merged;
+}
 }  // namespace
 
 ExtractResult extract(Reader& reader, const std::filesystem::path& destination,
@@ -461,14 +558,10 @@ ExtractResult extract(Reader& reader, const std::filesystem::path& destination,
     stdfs::path parent = destination.parent_path();
     if (parent.empty()) parent = ".";
     auto staging = fs::TempDir::create_in(parent, util::utf8_of(destination.filename()));
-    Extractor extractor(reader, staging.path(), options);
+    std::atomic<std::uint64_t> total_bytes{0};
+    Extractor extractor(reader, staging.path(), options, total_bytes);
     ExtractResult result = extractor.run();
-    if (fs::publish(staging.path(), destination) == fs::PublishResult::already_exists) {
-        throw ArchiveError(Problem::destination_exists, reader.label(), "",
-                           "cannot be extracted to " + util::utf8_of(destination) +
-                               ", which appeared while extracting");
-    }
-    staging.keep();
+    publish_extracted(reader.label(), staging, destination);
     return result;
 }
 
@@ -477,8 +570,8 @@ ExtractResult extract(const std::filesystem::path& archive,
     Reader reader = Reader::open(archive);
     // The count is checked before the first file is made; the member named is the first past
     // the limit, as a walk through the archive would name it.
-    if (auto census = detail::zip_census(archive);
-        census && census->members > options.max_entries) {
+    const auto census = detail::zip_census(archive);
+    if (census && census->members > options.max_entries) {
         auto past = detail::zip_member_name(archive, *census, options.max_entries);
         throw ArchiveError(Problem::too_many_entries, reader.label(), past.value_or(""),
                            past ? "is past the limit of " + std::to_string(options.max_entries) +
@@ -487,6 +580,14 @@ ExtractResult extract(const std::filesystem::path& archive,
                                 : "declares " + std::to_string(census->members) +
                                       " members, past the limit of " +
                                       std::to_string(options.max_entries) + " entries");
+    }
+    // Shares need a zip (each reader seeks past the members of the others) and no links (a
+    // link's target may be in another share).
+    if (options.threads > 1 && census && census->members > 1 &&
+        options.links == LinkPolicy::reject) {
+        if (auto result = extract_in_shares(reader.label(), archive, destination, options)) {
+            return std::move(*result);
+        }
     }
     return extract(reader, destination, options);
 }

@@ -110,6 +110,10 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                 std::cerr << "note: " << note << "\n";
         } else if (globals.verbosity >= 0) {
             std::cerr << outcome.summary();
+            if (globals.verbosity >= 1) {
+                if (!outcome.stages.empty()) std::cerr << "stages   " << outcome.stages << "\n";
+                std::cerr << outcome.sync.timeline.describe();
+            }
         }
         return 0;
     };

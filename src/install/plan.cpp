@@ -151,35 +151,4 @@ InstallPlan plan_install(const std::vector<WantedDistribution>& wanted,
     return plan;
 }
 
-std::vector<std::vector<std::size_t>> serial_install_groups(
-    const std::vector<std::filesystem::path>& trees) {
-    // A union-find over the top-level names.
-    std::vector<std::size_t> parent(trees.size());
-    for (std::size_t i = 0; i < parent.size(); ++i)
-        parent[i] = i;
-    auto find = [&](std::size_t i) {
-        while (parent[i] != i)
-            i = parent[i] = parent[parent[i]];
-        return i;
-    };
-    std::map<std::string, std::size_t> owner;
-    for (std::size_t i = 0; i < trees.size(); ++i) {
-        std::error_code ec;
-        for (const auto& entry : std::filesystem::directory_iterator(trees[i], ec)) {
-            std::string name = util::utf8_of(entry.path().filename());
-            if (name.ends_with(".dist-info")) continue;
-            if (name.ends_with(".data")) name = ".data";  // scripts, headers: shared folders
-            auto [it, inserted] = owner.emplace(name, i);
-            if (!inserted) parent[find(i)] = find(it->second);
-        }
-    }
-    std::map<std::size_t, std::vector<std::size_t>> by_root;
-    for (std::size_t i = 0; i < trees.size(); ++i)
-        by_root[find(i)].push_back(i);
-    std::vector<std::vector<std::size_t>> groups;
-    for (auto& [root, members] : by_root)
-        groups.push_back(std::move(members));
-    return groups;
-}
-
 }  // namespace aitk::install

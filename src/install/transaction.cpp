@@ -456,6 +456,14 @@ void PrefixTransaction::stage_file(const std::filesystem::path& destination,
     fs::write_file_atomic(staged, content);
 }
 
+void PrefixTransaction::flush_ahead() const noexcept {
+    try {
+        detail::flush_filesystem(state_->paths.prefix);
+    } catch (...) {
+        // commit() flushes again and reports it
+    }
+}
+
 void PrefixTransaction::commit() {
     State& s = *state_;
     if (s.journal_written || s.finished) {

@@ -203,6 +203,7 @@ void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::pat
     options.max_entries = limits.max_entries;
     options.links = archive::LinkPolicy::reject;  // pip cannot install links from wheels either
     options.compute_sha256 = true;
+    options.threads = limits.threads;
     archive::ExtractResult extracted;
     try {
         extracted = archive::extract(wheel, destination, options);

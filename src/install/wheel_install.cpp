@@ -306,23 +306,30 @@ class Installer {
             if (p.target == target_count) continue;
             InstalledFile& row = rows_[i];
             const char* destination = row.path.c_str() + p.offset;
+            std::string moved;  // the RECORD path of a file outside the wheel's lib folder
+            if (p.target != lib) moved = prefixes_[p.target] + destination;
+            const std::string& recorded = p.target == lib ? row.path : moved;
+            const bool keep_later = request_.placed_by_later && request_.placed_by_later(recorded);
             try {
                 Folder& to = folder(p.target);
-                to.make_parents(destination);
                 if (p.action == Action::link) {
-                    linker_.place(source_, row.path.c_str(), to, destination);
+                    if (!keep_later) {
+                        to.make_parents(destination);
+                        linker_.place(source_, row.path.c_str(), to, destination);
+                    }
                 } else {
                     std::string text = rewritten_script(source_.read(row.path.c_str()));
-                    to.write_new(destination, text, true);
+                    if (!keep_later) {
+                        to.make_parents(destination);
+                        to.write_new(destination, text, true);
+                    }
                     row.hash = record_hash_of(text);
                     row.size = text.size();
                 }
             } catch (const util::Error& e) {
                 fail(label_, row.path, e.what());
             }
-            if (p.target != lib) {
-                row.path = prefixes_[p.target] + destination;  // built before assigned
-            }
+            if (p.target != lib) row.path = std::move(moved);
             files_.push_back(std::move(row));
         }
     }

@@ -308,7 +308,7 @@ TEST_F(LockTest, PicksTheVersionsPipPicks) {
 TEST_F(LockTest, TheStagesOfOneSessionShareItsConnections) {
     write("requirements.txt", "requests\n");
     server.add_file("/cpython.tar.gz", "not an archive");
-    Session session({work->path() / "cache", work->path(), {}, {}, nullptr});
+    Session session({work->path() / "cache", work->path(), {}, {}, nullptr, nullptr});
     run_lock(session, request_for("requirements.txt", {"linux-x86_64-cpu"}));
     std::set<int> lock_connections;
     for (const auto& record : server.requests())
@@ -336,7 +336,7 @@ TEST_F(LockTest, TheSessionsRetryKnobReachesTheIndexPages) {
     NetworkSettings network;
     network.retries = 1;
     network.retry_delay = std::chrono::milliseconds(0);
-    Session session({work->path() / "cache", work->path(), {}, network, nullptr});
+    Session session({work->path() / "cache", work->path(), {}, network, nullptr, nullptr});
     EXPECT_ANY_THROW(run_lock(session, request_for("requirements.txt", {"linux-x86_64-cpu"})));
     EXPECT_EQ(server.requests_for("/simple/requests/").size(), 2u);
 }

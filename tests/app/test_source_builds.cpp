@@ -287,7 +287,7 @@ TEST_F(SourceBuildsTest, BuildEnvironmentsAreInstalledOncePerRequirementSet) {
     BuildEnvironmentSettings settings;
     settings.routing = index::IndexRouting::from_options(server.url("/simple/"));
     settings.interpreter = build::test::interpreter();
-    Session session({work.path() / "cache", {}, {}, {}, nullptr});
+    Session session({work.path() / "cache", {}, {}, {}, nullptr, nullptr});
     IndexBuildEnvironmentProvider provider(session, settings);
     auto helper = *pep::Requirement::parse("build-helper>=1");
     auto dep = *pep::Requirement::parse("dep-pkg");

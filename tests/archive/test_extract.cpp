@@ -373,3 +373,84 @@ TEST(Extract, LinksInsideTheDestinationAreKept) {
     EXPECT_EQ(fs::read_symlink(dir.path() / "dest/dangling"), fs::path("a/not-yet"));
     EXPECT_TRUE(fs::is_symlink(dir.path() / "dest/self-dir"));
 }
+
+// Every hostile archive is refused the same way when its members are spread over threads: a
+// share that fails hands the archive to one walk in archive order, which names the problem.
+TEST_P(HostileArchive, IsRefusedTheSameWayWhenSpreadOverThreads) {
+    Hostile h = GetParam();
+    h.options.threads = 3;
+    auto dir = aitk::fs::TempDir::create("extract-test");
+    fs::path work = dir.path() / "work";
+    fs::create_directories(work);
+    fs::path archive = dir.path() / ("hostile." + std::string(to_string(h.format)));
+    write_archive(archive, h.format, h.entries, unsorted());
+    try {
+        extract(archive, work / "dest", h.options);
+        FAIL() << h.name << " was extracted";
+    } catch (const ArchiveError& e) {
+        EXPECT_EQ(e.problem(), h.problem) << e.what();
+        EXPECT_EQ(e.member(), h.member) << e.what();
+        EXPECT_NE(std::string(e.what()).find(h.says), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(count_children(work), 0u) << "something was left behind";
+}
+
+TEST(Extract, ThreadsGiveTheTreeAndResultOfOneWalk) {
+    auto dir = aitk::fs::TempDir::create("extract-test");
+    std::vector<WriteEntry> entries;
+    for (int i = 0; i < 40; ++i) {
+        const std::string folder = "pkg/sub" + std::to_string(i % 5) + "/";
+        entries.push_back(
+            WriteEntry::file(folder + "m" + std::to_string(i) + ".py",
+                             std::string(static_cast<std::size_t>(i) * 97, 'a' + i % 26)));
+    }
+    entries.push_back(WriteEntry::directory("pkg/empty"));
+    entries.push_back(WriteEntry::file("demo-1.0.dist-info/RECORD", ""));
+    const fs::path wheel = dir.path() / "demo-1.0-py3-none-any.whl";
+    write_archive(wheel, Format::zip, entries, unsorted());
+
+    ExtractOptions one;
+    one.links = LinkPolicy::reject;
+    one.compute_sha256 = true;
+    ExtractOptions three = one;
+    three.threads = 3;
+    const auto alone = extract(wheel, dir.path() / "alone", one);
+    const auto shared = extract(wheel, dir.path() / "shared", three);
+
+    ASSERT_EQ(shared.entries.size(), alone.entries.size());
+    EXPECT_EQ(shared.total_bytes, alone.total_bytes);
+    for (std::size_t i = 0; i < alone.entries.size(); ++i) {
+        EXPECT_EQ(shared.entries[i].path, alone.entries[i].path);
+        EXPECT_EQ(shared.entries[i].type, alone.entries[i].type);
+        EXPECT_EQ(shared.entries[i].size, alone.entries[i].size);
+        EXPECT_EQ(shared.entries[i].sha256, alone.entries[i].sha256);
+        if (alone.entries[i].type == EntryType::file) {
+            EXPECT_EQ(aitk::fs::read_file(dir.path() / "shared" / alone.entries[i].path),
+                      aitk::fs::read_file(dir.path() / "alone" / alone.entries[i].path));
+        }
+    }
+    EXPECT_TRUE(fs::is_directory(dir.path() / "shared/pkg/empty"));
+    EXPECT_EQ(count_children(dir.path()), 3u);  // the wheel and the two trees, no staging
+}
+
+TEST(Extract, TheSizeLimitCountsAcrossThreads) {
+    auto dir = aitk::fs::TempDir::create("extract-test");
+    const fs::path wheel = dir.path() / "three.zip";
+    write_archive(
+        wheel, Format::zip,
+        {WriteEntry::file("a", std::string(600, 'a')), WriteEntry::file("b", std::string(600, 'b')),
+         WriteEntry::file("c", std::string(600, 'c'))},
+        unsorted());
+    ExtractOptions options;
+    options.links = LinkPolicy::reject;
+    options.threads = 3;  // each share alone stays under the limit
+    options.max_total_bytes = 1000;
+    try {
+        extract(wheel, dir.path() / "dest", options);
+        FAIL() << "extracted past the limit";
+    } catch (const ArchiveError& e) {
+        EXPECT_EQ(e.problem(), Problem::too_large);
+        EXPECT_EQ(e.member(), "b");
+    }
+    EXPECT_FALSE(fs::exists(dir.path() / "dest"));
+}

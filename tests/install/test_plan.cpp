@@ -107,26 +107,5 @@ TEST(Receipt, RoundTripsAndAnUnreadableOneIsNone) {
     EXPECT_FALSE(Receipt::read(state));
 }
 
-TEST(SerialInstallGroups, WheelsSharingATopLevelNameOrADataFolderShareAGroup) {
-    auto dir = fs::TempDir::create("aitk-groups");
-    auto tree = [&](const std::string& name, std::vector<std::string> entries) {
-        const auto root = dir.path() / name;
-        for (const auto& entry : entries)
-            std::filesystem::create_directories(root / entry);
-        return root;
-    };
-    const std::vector<std::filesystem::path> trees = {
-        tree("cublas", {"nvidia", "nvidia_cublas-1.dist-info"}),
-        tree("numpy", {"numpy", "numpy-2.dist-info"}),
-        tree("cudnn", {"nvidia", "nvidia_cudnn-1.dist-info"}),
-        tree("tool", {"tool", "tool-1.data", "tool-1.dist-info"}),
-        tree("other", {"other", "other-1.data", "other-1.dist-info"}),
-    };
-
-    const auto groups = serial_install_groups(trees);
-
-    EXPECT_EQ(groups, (std::vector<Indexes>{{0, 2}, {1}, {3, 4}}));
-}
-
 }  // namespace
 }  // namespace aitk::install

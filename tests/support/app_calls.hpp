@@ -25,7 +25,7 @@ struct SessionFields {
     net::TransferObserver* observer = nullptr;
 
     app::SessionSettings session_settings() const {
-        return {cache_root, cwd, environment, network, observer};
+        return {cache_root, cwd, environment, network, observer, nullptr};
     }
 };
 
@@ -76,7 +76,7 @@ struct SourceBuildCall : app::SourceBuildRequest {
 };
 
 inline std::vector<app::BuiltSource> build_source_packages(const SourceBuildCall& call) {
-    app::Session session({call.cache_root, {}, {}, {}, nullptr});
+    app::Session session({call.cache_root, {}, {}, {}, nullptr, nullptr});
     return app::build_source_packages(session, call);
 }
 

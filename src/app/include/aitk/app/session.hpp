@@ -10,6 +10,7 @@
 
 #include "aitk/app/settings.hpp"
 #include "aitk/cache/cache.hpp"
+#include "aitk/net/clock.hpp"
 #include "aitk/net/downloader.hpp"
 #include "aitk/net/observer.hpp"
 #include "aitk/util/subprocess.hpp"
@@ -22,6 +23,7 @@ struct SessionSettings {
     util::Environment environment;  // what interpreters, backends and git are found with
     NetworkSettings network;
     net::TransferObserver* observer = nullptr;  // progress of whole-file downloads
+    std::shared_ptr<net::Clock> clock;          // what stages are timed with; null: steady
 };
 
 class Session {
@@ -38,6 +40,7 @@ class Session {
     const NetworkSettings& network() const noexcept { return settings_.network; }
     bool offline() const noexcept { return settings_.network.offline; }
     net::TransferObserver* observer() const noexcept { return settings_.observer; }
+    const std::shared_ptr<net::Clock>& clock() const noexcept { return settings_.clock; }
 
     cache::Cache& cache() noexcept { return cache_; }
     // Built on first use from downloader_options(network()), so that a command that never

@@ -47,6 +47,7 @@ struct SetupOutcome {
     std::vector<std::filesystem::path> shims;
     std::string smoke;  // what the smoke test printed
     std::vector<std::string> notes;
+    std::string stages;  // each stage's time, for `-v` (Stopwatch::describe)
     nlohmann::json to_json() const;
     std::string summary() const;  // for people: what was done and how to run things
 };

@@ -19,6 +19,7 @@
 
 #include "aitk/app/artifact_locations.hpp"
 #include "aitk/app/session.hpp"
+#include "aitk/app/timeline.hpp"
 #include "aitk/fs/lock.hpp"
 #include "aitk/install/installed.hpp"
 #include "aitk/install/layout.hpp"
@@ -81,6 +82,7 @@ struct SyncOutcome {
     SyncPlan plan;
     std::size_t downloaded = 0;
     std::optional<install::LinkMode> link_mode;
+    SyncTimeline timeline;  // where the time went (`-v`)
     nlohmann::json to_json() const;
 };
 

@@ -3,6 +3,7 @@
 // write ever follows a link, special files are refused, sizes and counts are capped, and the
 // tree is built in a temporary folder beside the destination that is renamed into place only
 // when everything succeeded, so a failure leaves nothing behind.
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -29,6 +30,9 @@ struct ExtractOptions {
     bool compute_sha256 = false;
     // Keep the members' modification times (Python compares them with its .pyc files).
     bool keep_mtime = true;
+    // More than 1: a zip's members are spread over this many threads, each with its own reader
+    // (a large wheel unpacks on every core instead of one). Only with LinkPolicy::reject.
+    std::size_t threads = 1;
 };
 
 struct ExtractedEntry {

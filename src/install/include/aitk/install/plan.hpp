@@ -40,11 +40,4 @@ InstallPlan plan_install(const std::vector<WantedDistribution>& wanted,
                          const std::optional<Receipt>& receipt, bool remove_extraneous,
                          const PrefixLayout* layout = nullptr);
 
-// Indexes of unpacked wheel `trees` grouped so that wheels sharing a top-level name in
-// site-packages (nvidia/ in every nvidia-* wheel; any .data folder) are in one group: the
-// members of a group install one after the other, in order (the last one wins, as with pip),
-// the groups in parallel.
-std::vector<std::vector<std::size_t>> serial_install_groups(
-    const std::vector<std::filesystem::path>& trees);
-
 }  // namespace aitk::install

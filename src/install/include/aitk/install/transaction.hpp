@@ -94,6 +94,11 @@ class PrefixTransaction {
     // failure; the journal then lets the next run finish the commit.
     void commit();
 
+    // Starts what commit's flush has to wait for: everything written to the prefix's
+    // filesystem so far reaches the disk now, from any thread, while staging goes on (commit
+    // then waits only for what came after). Best effort: an error is left for commit's flush.
+    void flush_ahead() const noexcept;
+
   private:
     struct State;
     explicit PrefixTransaction(std::unique_ptr<State> state);

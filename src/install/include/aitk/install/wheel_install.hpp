@@ -6,10 +6,13 @@
 // Windows layout: windows_launcher.hpp), and write the installed RECORD (sha256 + size of what is
 // on disk now), INSTALLER, REQUESTED and direct_url.json.
 // pip's `list`, `show`, `check` and `uninstall` then work on the prefix.
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aitk/install/layout.hpp"
@@ -39,6 +42,7 @@ void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::pat
 struct UnpackLimits {
     std::uint64_t max_total_bytes = 16ull << 30;
     std::uint64_t max_entries = 500'000;
+    std::size_t threads = 1;  // the members spread over this many threads (a large wheel)
 };
 void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::path& destination,
                   const UnpackLimits& limits);
@@ -55,6 +59,11 @@ struct WheelInstallRequest {
     // Without them (nullptr or an empty image) no `<name>.exe` is written and each skipped
     // script is named in WheelInstallResult::notes: the install itself still succeeds.
     const WindowsLaunchers* windows_launchers = embedded_windows_launchers();
+    // RECORD paths (as InstalledFile::path) of files that a wheel installed after this one in
+    // the same sync's order has already put in place: they are listed in this RECORD with this
+    // wheel's hash, as pip lists an overwritten file, but the later copy stays (it wins, as it
+    // would have installed one after the other). Null: every file is placed.
+    std::function<bool(std::string_view record_path)> placed_by_later;
 };
 
 struct InstalledFile {
