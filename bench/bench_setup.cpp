@@ -539,8 +539,9 @@ int main(int argc, char** argv) {
         server.clear_log();
         Measured m;
         const auto argv =
-            aitk_argv(aitk_cache, {"setup", "-l", lockfile.string(), "-p", (w / name).string(),
-                                   "--python", options.python, "--no-smoke-test"});
+            aitk_argv(aitk_cache, {"-v", "setup", "-l", lockfile.string(), "-p",
+                                   (w / name).string(), "--python", options.python,
+                                   "--no-smoke-test"});
         m.run = run_measured(argv, aitk_env, logs / name);
         served(m);
         results.command(key, "aitk", argv);

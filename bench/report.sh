@@ -25,9 +25,11 @@
 #   KEEP (0)          1: keep the work folder (scenario, logs, prefixes of the last rep)
 #   PYTHON            the interpreter of both sides (default pyenv's 3.12.1)
 #   JOBS (nproc)      build parallelism
-#   SETTLE_S (30)     pause after each setup rep's deletions, made only when the disk lacks
-#                     room to keep every rep until the end (ext4 without a journal skips
-#                     recently freed inodes for ~30 s, which would slow the next rep)
+#   SETTLE_S (65)     pause (after a sync) before the setup reps and after each rep's
+#                     deletions, which are made only when the disk lacks room to keep every
+#                     rep until the end: ext4 without a journal skips inodes freed in the last
+#                     60 s (300 s while their inode table is dirty), one by one, so a run that
+#                     follows a big deletion creates its files several times slower
 #   SYNC_ROUNDS (5)   no-op syncs per setup rep
 #   MIN_FREE_GB       refuse to start with less free space in $TMPDIR (20; QUICK: 8)
 #   RESULTS_DIR       where the report goes (default bench/results)
@@ -45,7 +47,7 @@ if [ "$quick" = 1 ]; then
     scale=0.05
 else
     reps=${REPS:-3}
-    settle=${SETTLE_S:-30}
+    settle=${SETTLE_S:-65}
     min_free_gb=${MIN_FREE_GB:-20}
     sync_rounds=${SYNC_ROUNDS:-5}
     results_dir=${RESULTS_DIR:-$root/bench/results}
@@ -203,6 +205,11 @@ if [ "$free_now_gb" -ge $((min_free_gb + (reps - 1) * per_rep_gb)) ]; then
     defer=1
     mkdir -p "$work/setup-reps"
     say "setup: ${free_now_gb} GB free: every rep's files stay until the end"
+fi
+if [ "$settle" -gt 0 ]; then
+    say "settling ${settle}s after the lock benchmarks' deletions"
+    sync
+    sleep "$settle"
 fi
 for rep in $(seq "$reps"); do
     say "setup: rep $rep of $reps (torch-like scenario; cold and warm, both sides)"

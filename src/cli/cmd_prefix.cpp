@@ -97,8 +97,8 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
             std::cout << outcome.plan.describe();  // the plan is the result, as for setup
         } else if (globals.verbosity >= 0) {
             std::cerr << outcome.plan.describe();
-            if (globals.verbosity >= 1) std::cerr << outcome.timeline.describe();
         }
+        if (globals.verbosity >= 1 && !a->dry_run) std::cerr << outcome.timeline.describe();
         return 0;
     };
     return command;

@@ -110,10 +110,11 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                 std::cerr << "note: " << note << "\n";
         } else if (globals.verbosity >= 0) {
             std::cerr << outcome.summary();
-            if (globals.verbosity >= 1) {
-                if (!outcome.stages.empty()) std::cerr << "stages   " << outcome.stages << "\n";
-                std::cerr << outcome.sync.timeline.describe();
-            }
+        }
+        // Where the time went goes to stderr, beside --json's stdout too.
+        if (globals.verbosity >= 1 && !args->dry_run) {
+            if (!outcome.stages.empty()) std::cerr << "stages   " << outcome.stages << "\n";
+            std::cerr << outcome.sync.timeline.describe();
         }
         return 0;
     };
