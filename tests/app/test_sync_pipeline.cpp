@@ -1,17 +1,23 @@
 // The cold sync as one pipeline: downloads start with the largest wheels, each wheel unpacks
 // as it arrives and links as its tree is ready, and the timeline (`-v`) says where the time
-// went.
+// went. A wheel that cannot be unpacked while others still download must still fail the whole
+// setup and leave the new prefix without any package.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../index/index_test_support.hpp"
+#include "aitk/app/prefix.hpp"
 #include "aitk/app/setup.hpp"
 #include "aitk/app/timeline.hpp"
+#include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
+#include "aitk/install/installed.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "app_calls.hpp"
 #include "test_machine.hpp"
@@ -21,20 +27,23 @@ namespace {
 
 const std::filesystem::path python312 = "/root/.pyenv/versions/3.12.1/bin/python3.12";
 
-class SyncPipelineTest : public test::TorchMirrorTest {
+// A lock of `requirements` against the torch-like mirror, and setups of it into new prefixes.
+class SyncMirrorTest : public test::TorchMirrorTest {
   protected:
+    explicit SyncMirrorTest(std::string requirements) : requirements_(std::move(requirements)) {}
+
     void SetUp() override {
         if (!std::filesystem::exists(python312)) GTEST_SKIP() << "no " << python312;
         TorchMirrorTest::SetUp();
         work = std::make_unique<fs::TempDir>(fs::TempDir::create("aitk-sync-pipeline"));
-        fs::write_file_atomic(work->path() / "requirements.txt", "torch\nrequests\n");
+        fs::write_file_atomic(work->path() / "requirements.txt", requirements_);
         test::LockCall lock;
         lock.input.requirements = "requirements.txt";
         lock.targets = {"linux-x86_64-cpu"};
         lock.python = "3.12.1";
         lock.indexes.index_url = server.url("/simple/");
         lock.indexes.torch_index_url = server.url("/whl");
-        lock.cache_root = work->path() / "lock-cache";
+        lock.cache_root = work->path() / "lock-cache";  // setups start from an empty cache
         lock.cwd = work->path();
         lockfile = run_lock(lock).path;
     }
@@ -49,13 +58,25 @@ class SyncPipelineTest : public test::TorchMirrorTest {
                          {"HOME", work->path().string()},
                          {"PYENV_ROOT", "/nonexistent"}};
         r.machine = test::cpu_machine();
-        r.smoke_test = false;
         return r;
     }
 
     test::ClearProxyEnvironment no_proxy;
     std::unique_ptr<fs::TempDir> work;
     std::filesystem::path lockfile;
+
+  private:
+    std::string requirements_;
+};
+
+class SyncPipelineTest : public SyncMirrorTest {
+  protected:
+    SyncPipelineTest() : SyncMirrorTest("torch\nrequests\n") {}
+};
+
+class SyncUnpackFailureTest : public SyncMirrorTest {
+  protected:
+    SyncUnpackFailureTest() : SyncMirrorTest("requests\n") {}
 };
 
 // One transfer at a time shows the order the downloads start in: wheels whose size the lock
@@ -77,6 +98,7 @@ TEST_F(SyncPipelineTest, TheLargestWheelsStartDownloadingFirst) {
     server.clear_log();
     auto call = request("venv");
     call.network.concurrency = 1;
+    call.smoke_test = false;
     run_setup(call);
 
     std::vector<std::string> fetched;
@@ -89,7 +111,9 @@ TEST_F(SyncPipelineTest, TheLargestWheelsStartDownloadingFirst) {
 }
 
 TEST_F(SyncPipelineTest, TheTimelineHasEveryWheelFetchedUnpackedAndLinked) {
-    const auto outcome = run_setup(request("venv"));
+    auto cold = request("venv");
+    cold.smoke_test = false;
+    const auto outcome = run_setup(cold);
     const auto& timeline = outcome.sync.timeline;
     ASSERT_EQ(timeline.wheels.size(), outcome.sync.plan.install.size());
     double last_link = 0;
@@ -109,7 +133,9 @@ TEST_F(SyncPipelineTest, TheTimelineHasEveryWheelFetchedUnpackedAndLinked) {
     EXPECT_NE(outcome.stages.find("sync "), std::string::npos) << outcome.stages;
 
     // Warm: nothing unpacks, every wheel still links.
-    const auto warm = run_setup(request("warm"));
+    auto again = request("warm");
+    again.smoke_test = false;
+    const auto warm = run_setup(again);
     for (const auto& wheel : warm.sync.timeline.wheels) {
         EXPECT_FALSE(wheel.unpack.ran()) << wheel.label;
         EXPECT_TRUE(wheel.link.ran()) << wheel.label;
@@ -132,6 +158,41 @@ TEST(SyncTimeline, DescribesTheStagesAndTheCriticalWheel) {
               "critical torch.whl: in the cache at 3.50 s, unpacked 3.50-5.25 s (1.75 s), linked "
               "5.25-5.50 s (0.25 s)\n");
     EXPECT_EQ(SyncTimeline{}.describe(), "");
+}
+
+TEST_F(SyncUnpackFailureTest, AWheelThatCannotBeUnpackedFailsTheSetupAndInstallsNothing) {
+    auto first = run_setup(request("first"));
+    ASSERT_FALSE(first.sync.plan.install.empty());
+
+    // The cached wheel of requests turns to garbage (same name, so the cache still hands it
+    // out) and its unpacked tree goes: the next setup must unpack it again, and fail.
+    auto parsed = lock::parse_lockfile(fs::read_file(lockfile), lockfile.string());
+    ASSERT_TRUE(parsed);
+    const auto* package = parsed->targets.front().find("requests");
+    ASSERT_NE(package, nullptr);
+    ASSERT_TRUE(package->wheel);
+    cache::Cache cache(work->path() / "cache");
+    auto stored = cache.find_artifact(package->wheel->sha256, package->wheel->filename);
+    ASSERT_TRUE(stored);
+    auto tree = cache.find_unpacked(package->wheel->sha256);
+    ASSERT_TRUE(tree);
+    std::filesystem::remove_all(*tree);
+    std::filesystem::permissions(*stored, std::filesystem::perms::owner_write,
+                                 std::filesystem::perm_options::add);
+    std::ofstream(*stored, std::ios::trunc) << "not a zip";
+
+    try {
+        run_setup(request("second"));
+        FAIL() << "setup succeeded with a broken wheel";
+    } catch (const util::Error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "wheel " + package->wheel->filename + ": Unrecognized archive format");
+    }
+    EXPECT_FALSE(cache.find_unpacked(package->wheel->sha256));
+    auto layout = install::PrefixLayout::read(work->path() / "second", false);
+    if (layout) {
+        EXPECT_TRUE(install::installed_distributions(*layout).empty());
+    }
 }
 
 }  // namespace
