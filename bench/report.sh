@@ -25,7 +25,8 @@
 #   KEEP (0)          1: keep the work folder (scenario, logs, prefixes of the last rep)
 #   PYTHON            the interpreter of both sides (default pyenv's 3.12.1)
 #   JOBS (nproc)      build parallelism
-#   SETTLE_S (65)     pause (after a sync) before the setup reps and after each rep's
+#   SETTLE_S (65)     pause (after a sync) before the real-graph lock, before the setup reps
+#                     and after each setup rep's
 #                     deletions, which are made only when the disk lacks room to keep every
 #                     rep until the end: ext4 without a journal skips inodes freed in the last
 #                     60 s (300 s while their inode table is dirty), one by one, so a run that
@@ -186,6 +187,11 @@ run_child "$build/bench/bench_lock" --aitk-env "$build/aitk-env" --python "$pyth
 # ---- lock on a real published graph (nari-labs/dia's uv.lock; ../shared, not in a clone) ----
 real_lock=${REAL_GRAPH_LOCK:-$root/../shared/realworld/nari-labs_dia__uv.lock}
 if [ -f "$real_lock" ]; then
+    if [ "$settle" -gt 0 ]; then
+        say "settling ${settle}s after the lock benchmark's deletions"
+        sync
+        sleep "$settle"
+    fi
     say "lock: real graph ($(basename "$real_lock")) served by nginx, $reps round(s)"
     run_child env RESULTS="$results" REAL_GRAPH_LOCK="$real_lock" LOCK_BENCH_ROUNDS="$reps" \
         bash "$root/bench/lock_real.sh" "$build" "$python"
