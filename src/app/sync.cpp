@@ -359,15 +359,17 @@ std::vector<std::filesystem::path> fetch_unpack_install(
         outcome);
     if (wheels > 0) timeline.cover(&SyncTimeline::fetch, fetch_start);
     // The downloads and the trees unpacked so far go to disk while the last wheels unpack and
-    // link, instead of all at once in commit's flush.
-    std::thread flush([&txn] { txn.flush_ahead(); });
+    // link, instead of all at once in commit's flush (not when nothing was fetched: a sync
+    // with nothing to install stays without a flush).
+    std::thread flush;
+    if (outcome.downloaded > 0) flush = std::thread([&txn] { txn.flush_ahead(); });
     try {
         pool.finish();
     } catch (...) {
-        flush.join();
+        if (flush.joinable()) flush.join();
         throw;
     }
-    flush.join();
+    if (flush.joinable()) flush.join();
     return modules;
 }
 
