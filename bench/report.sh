@@ -25,8 +25,8 @@
 #   KEEP (0)          1: keep the work folder (scenario, logs, prefixes of the last rep)
 #   PYTHON            the interpreter of both sides (default pyenv's 3.12.1)
 #   JOBS (nproc)      build parallelism
-#   SETTLE_S (65)     pause (after a sync) before the real-graph lock, before the setup reps
-#                     and after each setup rep's
+#   SETTLE_S (65)     pause (after a sync) before the real-graph lock, before the setup reps,
+#                     before the download reps and after each setup rep's
 #                     deletions, which are made only when the disk lacks room to keep every
 #                     rep until the end: ext4 without a journal skips inodes freed in the last
 #                     60 s (300 s while their inode table is dirty), one by one, so a run that
@@ -235,6 +235,12 @@ for rep in $(seq "$reps"); do
 done
 
 # ---- download: the scenario's wheels, aitk-env's downloader vs curl ----
+# The setup reps leave tens of GB written: their writeback would fall into the download reps.
+if [ "$settle" -gt 0 ]; then
+    say "settling ${settle}s after the setup reps' writes"
+    sync
+    sleep "$settle"
+fi
 scenario=$(find "$mirror" -mindepth 1 -maxdepth 1 -type d -name 'setup-*' | head -n1)
 [ -n "$scenario" ] || die "no setup scenario under $mirror"
 served=$work/net-served
