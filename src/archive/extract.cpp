@@ -475,6 +475,14 @@ class Extractor {
     ExtractResult result_;
 };
 
+// The folder a tree is built in before it is renamed to `destination`: beside it, so that the
+// rename stays on one filesystem.
+fs::TempDir staging_beside(const stdfs::path& destination) {
+    stdfs::path parent = destination.parent_path();
+    if (parent.empty()) parent = ".";
+    return fs::TempDir::create_in(parent, util::utf8_of(destination.filename()));
+}
+
 void publish_extracted(const std::string& label, fs::TempDir& staging,
                        const stdfs::path& destination) {
     if (fs::publish(staging.path(), destination) == fs::PublishResult::already_exists) {
@@ -494,10 +502,8 @@ std::optional<ExtractResult> extract_in_shares(const std::string& label, const s
                                                const ExtractOptions& options) {
     std::error_code ec;
     if (stdfs::exists(stdfs::symlink_status(destination, ec))) return std::nullopt;
-    stdfs::path parent = destination.parent_path();
-    if (parent.empty()) parent = ".";
     std::optional<fs::TempDir> staging;
-    staging.emplace(fs::TempDir::create_in(parent, util::utf8_of(destination.filename())));
+    staging.emplace(staging_beside(destination));
     const std::size_t count = options.threads;
     std::atomic<std::uint64_t> total_bytes{0};
     std::vector<ExtractResult> results(count);
@@ -555,9 +561,7 @@ ExtractResult extract(Reader& reader, const std::filesystem::path& destination,
             Problem::destination_exists, reader.label(), "",
             "cannot be extracted to " + util::utf8_of(destination) + ", which already exists");
     }
-    stdfs::path parent = destination.parent_path();
-    if (parent.empty()) parent = ".";
-    auto staging = fs::TempDir::create_in(parent, util::utf8_of(destination.filename()));
+    auto staging = staging_beside(destination);
     std::atomic<std::uint64_t> total_bytes{0};
     Extractor extractor(reader, staging.path(), options, total_bytes);
     ExtractResult result = extractor.run();
