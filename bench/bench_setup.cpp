@@ -342,9 +342,27 @@ double median(std::vector<double> values) {
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// Writes dirty pages out, so a run does not pay for the previous run's writeback.
+// Writes dirty pages out, so a run does not pay for the previous run's writeback; then, on a VM
+// that hands free memory back to its host, waits until the memory the previous run freed has
+// been given back (bench/settle-memory.sh says why), so every run starts from the same state.
 void settle_disk() {
     ::sync();
+    const stdfs::path counter = "/sys/module/page_reporting/parameters/reported_kib";
+    auto read_counter = [&] {
+        std::ifstream in(counter);
+        std::string value;
+        in >> value;
+        return value;
+    };
+    std::string previous = read_counter();
+    if (previous.empty()) return;
+    int steady = 0;
+    for (int i = 0; i < 60 && steady < 4; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        std::string current = read_counter();
+        steady = current == previous ? steady + 1 : 0;
+        previous = std::move(current);
+    }
 }
 
 // Reads every file under `root`, so no run pays for reading the mirror from disk.
@@ -538,10 +556,9 @@ int main(int argc, char** argv) {
         settle_disk();
         server.clear_log();
         Measured m;
-        const auto argv =
-            aitk_argv(aitk_cache, {"-v", "setup", "-l", lockfile.string(), "-p",
-                                   (w / name).string(), "--python", options.python,
-                                   "--no-smoke-test"});
+        const auto argv = aitk_argv(
+            aitk_cache, {"-v", "setup", "-l", lockfile.string(), "-p", (w / name).string(),
+                         "--python", options.python, "--no-smoke-test"});
         m.run = run_measured(argv, aitk_env, logs / name);
         served(m);
         results.command(key, "aitk", argv);

@@ -24,6 +24,7 @@ load_rounds=${NET_BENCH_LOAD_ROUNDS:-$rounds}
 hog_threads=${NET_BENCH_HOG:-$(nproc)}
 before=${NET_BENCH_BEFORE:-}
 tmp=${TMPDIR:-/tmp}
+here=$(cd "$(dirname "$0")" && pwd)
 
 for exe in bench_net bench_net_server; do
     if [ ! -x "$build/bench/$exe" ]; then
@@ -101,6 +102,7 @@ while read -r name _; do urls+=("$base/$name"); done <"$work/manifest"
 now() { date +%s.%N; }
 run_curl() {
     rm -rf "$work/curl" && mkdir -p "$work/curl" && sync
+    bash "$here/settle-memory.sh"
     local start end
     start=$(now)
     curl -sS --no-progress-meter --fail --parallel --parallel-max "$concurrency" --output-dir "$work/curl" \
@@ -112,6 +114,7 @@ run_curl() {
 run_aitk() {
     local exe=${1:-$build/bench/bench_net}
     rm -rf "$work/aitk" && sync
+    bash "$here/settle-memory.sh"
     "$exe" "$work/manifest" "$base" "$work/aitk" "$concurrency" >"$work/aitk.out"
     awk '$1=="seconds" {print $2}' "$work/aitk.out"
 }

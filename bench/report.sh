@@ -279,6 +279,7 @@ measure() {
     local side=$1 start end
     shift
     sync
+    bash "$root/bench/settle-memory.sh"
     start=$(now)
     run_child /usr/bin/time -f %M -o "$work/net-rss" "$@"
     end=$(now)

@@ -1,12 +1,12 @@
 #pragma once
 // File bodies hashed on worker threads beside the transfer thread (DownloaderOptions::
-// writer_threads > 0). The transfer thread copies libcurl's pieces into 256 KiB buffers and
-// writes each full buffer itself, while it is still in its core's cache; the buffer then goes to
-// a worker for sha256, user-space work that reads memory from another core cheaply. So one
-// stream uses two cores (receive + write, hash) with no extra copy: the buffer written is the
-// one hashed. Each file is a BodyStream whose buffers are hashed strictly in order, by one
-// worker at a time; a bounded set of buffers keeps memory flat and slows the receiver down when
-// the hashing cannot keep up.
+// writer_threads > 0). The transfer thread copies libcurl's pieces into buffers of the receive
+// buffer's size and writes each full buffer itself, while it is still in its core's cache; the
+// buffer then goes to a worker for sha256, user-space work that reads memory from another core
+// cheaply. So one stream uses two cores (receive + write, hash) with no extra copy: the buffer
+// written is the one hashed. Each file is a BodyStream whose buffers are hashed strictly in order,
+// by one worker at a time; a bounded set of buffers keeps memory flat and slows the receiver down
+// when the hashing cannot keep up.
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>

@@ -100,7 +100,7 @@ std::optional<std::string> PartFile::open_append(const std::filesystem::path& pa
 
 std::optional<std::string> PartFile::write_out(const char* data, std::size_t size) {
     while (size > 0) {
-        const long long n = write_some(fd_, data, size);
+        const long long n = write_some(fd_, data, std::min(size, buffer_bytes));
         if (n < 0) {
             if (errno == EINTR) continue;
             return describe_errno("cannot write to", path_, errno);

@@ -5,10 +5,14 @@
 // Written through a plain file descriptor and a buffer of `buffer_bytes` that is allocated while
 // the file is open only (a finished download holds no memory). Pieces are gathered until the
 // buffer is full, so the kernel gets whole, aligned writes whatever sizes libcurl hands over; a
-// piece of a buffer or more, when nothing is gathered, goes out without the copy. 256 KiB: on the
-// 2-core EPYC VM of bench/results/net-2026-12-02.md, write(2) of exactly 1 MiB from a buffer
-// costs 3-5x the system time of 256 or 512 KiB (`dd bs=1M` shows it too), and a buffer that
-// stays in the core's cache between the copy in and the write out is what makes it cheap.
+// piece of a buffer or more, when nothing is gathered, goes out without the copy, still one
+// buffer's worth per write(2). 64 KiB: the size of one write decides the size of the page-cache
+// folios the kernel allocates for it, and on VMs whose free memory is handed back to the host
+// (free page reporting) the large ones come from memory the host must fault in again: there
+// `dd bs=256K` of 1.9 GB into new files took 1.2-2.0 s against 0.6-1.1 s for `bs=64K`, and
+// `bs=1M` 2.5-2.8 s (bench/results/net-2026-12-03.md); on the EPYC VM of net-2026-12-02.md 1 MiB
+// writes cost 3-5x the system time of 256 KiB ones. A buffer that stays in the core's cache
+// between the copy in and the write out is what makes it cheap.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -22,7 +26,7 @@ namespace aitk::net::detail {
 
 class PartFile {
   public:
-    static constexpr std::size_t buffer_bytes = 256u << 10;
+    static constexpr std::size_t buffer_bytes = 32u << 10;
 
     PartFile() = default;
     ~PartFile();

@@ -53,7 +53,9 @@ struct DownloaderOptions {
     // In-memory fetches refuse bodies larger than this.
     std::size_t max_memory_body = 256u << 20;
     // libcurl's receive buffer per transfer (also the unit handed to the hashing threads).
-    std::size_t receive_buffer_bytes = 256u << 10;
+    // 64 KiB: with 256 KiB, 1.9 GB took a median 2.7-4.2 s against 2.5 s at 64 KiB on the
+    // 2-core VM of bench/results/net-2026-12-03.md (the file writes' size is part_file.hpp's).
+    std::size_t receive_buffer_bytes = 64u << 10;
     // Threads that hash file bodies beside the transfer thread, which receives and writes them
     // (body_writers.hpp); 0 hashes and writes on the transfer thread, straight from libcurl's
     // buffer. Unset: one per core up to 4 (2 on two cores), 0 on a single core. Measured
