@@ -24,6 +24,7 @@
 
 #include "aitk/archive/error.hpp"
 #include "aitk/archive/member_path.hpp"
+#include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
@@ -64,10 +65,13 @@ class OutputFile {
         while (!data.empty()) {
 #ifdef _WIN32
             if (::_lseeki64(fd_, static_cast<long long>(offset), SEEK_SET) < 0) return fail();
-            int n = ::_write(fd_, data.data(),
-                             static_cast<unsigned>(std::min<std::size_t>(data.size(), 1u << 30)));
+            int n =
+                ::_write(fd_, data.data(),
+                         static_cast<unsigned>(std::min(data.size(), fs::page_cache_write_bytes)));
 #else
-            ssize_t n = ::pwrite(fd_, data.data(), data.size(), static_cast<off_t>(offset));
+            ssize_t n =
+                ::pwrite(fd_, data.data(), std::min(data.size(), fs::page_cache_write_bytes),
+                         static_cast<off_t>(offset));
 #endif
             if (n < 0) {
                 if (errno == EINTR) continue;

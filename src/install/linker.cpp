@@ -4,6 +4,8 @@
 #include <system_error>
 #include <utility>
 
+#include "aitk/fs/file.hpp"
+
 #ifndef _WIN32
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -82,7 +84,7 @@ Fd create_destination(const Folder& to, const char* relative, mode_t mode) {
 }
 
 void copy_by_reading(int source, int destination, const char* relative) {
-    char buffer[65536];
+    char buffer[fs::page_cache_write_bytes];
     for (;;) {
         ssize_t n = ::read(source, buffer, sizeof buffer);
         if (n < 0) {

@@ -6,13 +6,8 @@
 // the file is open only (a finished download holds no memory). Pieces are gathered until the
 // buffer is full, so the kernel gets whole, aligned writes whatever sizes libcurl hands over; a
 // piece of a buffer or more, when nothing is gathered, goes out without the copy, still one
-// buffer's worth per write(2). 64 KiB: the size of one write decides the size of the page-cache
-// folios the kernel allocates for it, and on VMs whose free memory is handed back to the host
-// (free page reporting) the large ones come from memory the host must fault in again: there
-// `dd bs=256K` of 1.9 GB into new files took 1.2-2.0 s against 0.6-1.1 s for `bs=64K`, and
-// `bs=1M` 2.5-2.8 s (bench/results/net-2026-12-03.md); on the EPYC VM of net-2026-12-02.md 1 MiB
-// writes cost 3-5x the system time of 256 KiB ones. A buffer that stays in the core's cache
-// between the copy in and the write out is what makes it cheap.
+// buffer's worth per write(2): fs::page_cache_write_bytes says why that is small. A buffer that
+// stays in the core's cache between the copy in and the write out is what makes it cheap.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -20,13 +15,14 @@
 #include <optional>
 #include <string>
 
+#include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
 
 namespace aitk::net::detail {
 
 class PartFile {
   public:
-    static constexpr std::size_t buffer_bytes = 32u << 10;
+    static constexpr std::size_t buffer_bytes = fs::page_cache_write_bytes;
 
     PartFile() = default;
     ~PartFile();
