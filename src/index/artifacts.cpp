@@ -1,6 +1,11 @@
 #include "aitk/index/artifacts.hpp"
 
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <system_error>
+#include <thread>
 
 #include "aitk/util/error.hpp"
 #include "aitk/util/redact.hpp"
@@ -8,9 +13,12 @@
 namespace aitk::index {
 namespace {
 
-// Stores each download in the cache the moment it finishes (a rename: the downloader already
-// checked the body against the expected hash while it streamed) and tells `on_ready`; every
-// call is forwarded to the caller's observer.
+// Stores each download in the cache the moment it finishes (the downloader already checked the
+// body against the expected hash while it streamed) and tells `on_ready`; every call is
+// forwarded to the caller's observer. Storing flushes the file to disk before it enters the store
+// (Cache::insert_artifact), which takes as long as the disk needs to write it: that happens on
+// a thread of its own, in the order the downloads finish, so the transfer thread, which serves
+// every transfer in flight, never waits on the disk.
 class StoringObserver : public net::TransferObserver {
   public:
     StoringObserver(cache::Cache& cache, const std::vector<net::FileRequest>& requests,
@@ -21,7 +29,11 @@ class StoringObserver : public net::TransferObserver {
           owner_(owner),
           out_(out),
           next_(next),
-          on_ready_(on_ready) {}
+          on_ready_(on_ready),
+          storer_([this] { store_finished(); }) {}
+    StoringObserver(const StoringObserver&) = delete;
+    StoringObserver& operator=(const StoringObserver&) = delete;
+    ~StoringObserver() { close(); }
 
     void on_start(const net::TransferInfo& info) override {
         if (next_) next_->on_start(info);
@@ -36,6 +48,45 @@ class StoringObserver : public net::TransferObserver {
     void on_finish(std::size_t id, const net::FinishInfo& info) override {
         if (next_) next_->on_finish(id, info);
         if (!info.ok || id >= owner_.size()) return;
+        {
+            std::lock_guard lock(mutex_);
+            finished_.push_back(id);
+        }
+        wake_.notify_one();
+    }
+
+    // Waits until every finished download is stored and announced; rethrows what `on_ready`
+    // threw (after which nothing more was announced).
+    void finish() {
+        close();
+        if (failure_) std::rethrow_exception(failure_);
+    }
+
+  private:
+    void close() {
+        {
+            std::lock_guard lock(mutex_);
+            closed_ = true;
+        }
+        wake_.notify_one();
+        if (storer_.joinable()) storer_.join();
+    }
+
+    void store_finished() {
+        for (;;) {
+            std::size_t id = 0;
+            {
+                std::unique_lock lock(mutex_);
+                wake_.wait(lock, [&] { return closed_ || !finished_.empty(); });
+                if (finished_.empty()) return;
+                id = finished_.front();
+                finished_.pop_front();
+            }
+            store(id);
+        }
+    }
+
+    void store(std::size_t id) {
         ArtifactResult& result = out_.results[owner_[id]];
         try {
             result.path =
@@ -48,16 +99,26 @@ class StoringObserver : public net::TransferObserver {
             std::filesystem::remove(requests_[id].destination, ignored);
             return;
         }
-        on_ready_(owner_[id], result.path);
+        if (failure_) return;
+        try {
+            on_ready_(owner_[id], result.path);
+        } catch (...) {
+            failure_ = std::current_exception();
+        }
     }
 
-  private:
     cache::Cache& cache_;
     const std::vector<net::FileRequest>& requests_;
     const std::vector<std::size_t>& owner_;
     ArtifactFetch& out_;
     net::TransferObserver* next_;
     const ArtifactReady& on_ready_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<std::size_t> finished_;
+    bool closed_ = false;
+    std::exception_ptr failure_;  // written by the storer only, read after it is joined
+    std::thread storer_;          // last: starts once everything it uses exists
 };
 
 }  // namespace
@@ -99,8 +160,14 @@ ArtifactFetch fetch_artifacts(cache::Cache& cache, net::Downloader& downloader,
     }
     if (!requests.empty()) {
         auto hold = cache.hold();  // prune/clean must not pull staging files from under us
-        StoringObserver storing(cache, requests, request_owner, out, observer, on_ready);
-        auto outcomes = downloader.download(requests, on_ready ? &storing : observer);
+        std::vector<net::FileOutcome> outcomes;
+        if (on_ready) {
+            StoringObserver storing(cache, requests, request_owner, out, observer, on_ready);
+            outcomes = downloader.download(requests, &storing);
+            storing.finish();
+        } else {
+            outcomes = downloader.download(requests, observer);
+        }
         for (std::size_t r = 0; r < outcomes.size(); ++r) {
             ArtifactResult& result = out.results[request_owner[r]];
             if (!outcomes[r]) {

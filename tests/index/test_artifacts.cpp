@@ -3,9 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -184,4 +189,59 @@ TEST_F(ArtifactsReadyTest, AFailedDownloadIsNotAnnouncedAndReportsAsWithoutTheHo
     EXPECT_TRUE(hooked.results[0].path.empty());
     EXPECT_EQ(hooked.results[0].error, plain.results[0].error);
     EXPECT_FALSE(cache_.find_artifact(bad.sha256));
+}
+
+// Storing a download flushes it to disk, and the caller's hook may take its time (it queues an
+// unpack): neither may hold up the transfers still in flight, which share one thread.
+TEST_F(ArtifactsReadyTest, AnAnnouncementThatWaitsDoesNotHoldUpTheOtherTransfers) {
+    auto one = serve("one-1.0-py3-none-any.whl", std::string(300000, '1'));
+    auto two = serve("two-1.0-py3-none-any.whl", std::string(300000, '2'));
+    auto d = downloader();
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::size_t transfers_finished = 0;
+    class CountFinishes : public aitk::net::TransferObserver {
+      public:
+        explicit CountFinishes(std::function<void()> finished) : finished_(std::move(finished)) {}
+        void on_finish(std::size_t, const aitk::net::FinishInfo&) override { finished_(); }
+
+      private:
+        std::function<void()> finished_;
+    } observer([&] {
+        std::lock_guard lock(mutex);
+        ++transfers_finished;
+        changed.notify_all();
+    });
+    bool first = true;
+    bool other_finished_meanwhile = false;
+    auto fetched =
+        fetch_artifacts(cache_, d, {one, two}, false, &observer, [&](std::size_t, const fs::path&) {
+            if (!first) return;
+            first = false;
+            // The first one announced waits for the other transfer.
+            std::unique_lock lock(mutex);
+            other_finished_meanwhile = changed.wait_for(lock, std::chrono::seconds(20),
+                                                        [&] { return transfers_finished == 2; });
+        });
+    EXPECT_TRUE(other_finished_meanwhile)
+        << "the second transfer could not finish while the first announcement waited";
+    EXPECT_EQ(fetched.failed, 0u);
+    EXPECT_TRUE(cache_.find_artifact(one.sha256));
+    EXPECT_TRUE(cache_.find_artifact(two.sha256));
+}
+
+TEST_F(ArtifactsReadyTest, WhatTheHookThrowsComesBackAfterEveryTransferEnded) {
+    auto one = serve("one-1.0-py3-none-any.whl", "one");
+    auto two = serve("two-1.0-py3-none-any.whl", "two");
+    auto d = downloader();
+    std::size_t calls = 0;
+    EXPECT_THROW(fetch_artifacts(cache_, d, {one, two}, false, nullptr,
+                                 [&](std::size_t, const fs::path&) {
+                                     ++calls;
+                                     throw std::runtime_error("the unpack queue is closed");
+                                 }),
+                 std::runtime_error);
+    // After the first throw nothing more is announced.
+    EXPECT_EQ(calls, 1u);
+    EXPECT_EQ(staging_files(), 0u);
 }

@@ -7,13 +7,18 @@
 
 namespace aitk::fs {
 
-// The most one write(2) of file content hands the kernel. The size of a write decides the size
-// of the page-cache folios the kernel allocates for it, and on VMs that hand free memory back to
-// their host (free page reporting) the large ones come from memory the host must fault in again:
-// 1.9 GB into new files took 1.2-2.0 s with `dd bs=256K`, 2.5-2.8 s with `bs=1M` and 0.6-1.3 s
-// with `bs=32K` (bench/results/net-2026-12-03.md). Elsewhere 32 KiB costs only more system calls,
-// a few hundredths of a second per GB.
+// The most one write of file content hands the kernel. On Linux the size of a write decides the
+// size of the page-cache folios the kernel allocates for it, and on VMs that hand free memory back
+// to their host (free page reporting) the large ones come from memory the host must fault in
+// again: 1.9 GB into new files took 1.2-2.0 s with `dd bs=256K`, 2.5-2.8 s with `bs=1M` and
+// 0.6-1.3 s with `bs=32K` (bench/results/net-2026-12-03.md); elsewhere 32 KiB costs only more
+// system calls, a few hundredths of a second per GB. Windows has no such folios and a dearer
+// call, so it keeps the 256 KiB the downloader used before.
+#ifdef _WIN32
+inline constexpr std::size_t page_cache_write_bytes = 256u << 10;
+#else
 inline constexpr std::size_t page_cache_write_bytes = 32u << 10;
+#endif
 
 // Reads a whole file; throws util::Error (exit 1) naming the path and the OS reason.
 std::string read_file(const std::filesystem::path& path);
