@@ -350,9 +350,10 @@ std::vector<std::filesystem::path> fetch_unpack_install(
         pool.add(wheels + b, size_or_zero(built[b].wheel));
     }
     // While wheels download, one core is left to the transfers (receiving, writing and
-    // hashing them): unpacking on every core slowed the fetch 4x (torch, the largest and the
-    // last to arrive, then came at 8.3 s instead of ~2.5 s) and pushed the end of the setup out
-    // by as much. The last wheel in gives every core back, before it starts unpacking.
+    // hashing them take about one): the fetch decides when torch, the largest and usually the
+    // last wheel in, can start unpacking, and unpacking on every core slows it down. The last
+    // wheel in gives every core back, before it starts unpacking. (On the 2-core bench VM this
+    // alone moved the cold setup within the noise, bench/results/setup-2026-12-03.md.)
     if (threads > 1 && !wanted.wheels.empty()) pool.set_limit(threads - 1);
     std::atomic<std::size_t> awaited = wanted.wheels.size();
     const double fetch_start = timeline.now();

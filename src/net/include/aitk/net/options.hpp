@@ -53,8 +53,9 @@ struct DownloaderOptions {
     // In-memory fetches refuse bodies larger than this.
     std::size_t max_memory_body = 256u << 20;
     // libcurl's receive buffer per transfer (also the unit handed to the hashing threads).
-    // 64 KiB: with 256 KiB, 1.9 GB took a median 2.7-4.2 s against 2.5 s at 64 KiB on the
-    // 2-core VM of bench/results/net-2026-12-03.md (the file writes' size is part_file.hpp's).
+    // 64 KiB: beside 32 KiB file writes (fs::page_cache_write_bytes), 256 KiB took 4.5 s
+    // against 3.7 s for 1.9 GB beside a CPU hog on the 2-core VM of
+    // bench/results/net-2026-12-03.md (medians of interleaved runs).
     std::size_t receive_buffer_bytes = 64u << 10;
     // Threads that hash file bodies beside the transfer thread, which receives and writes them
     // (body_writers.hpp); 0 hashes and writes on the transfer thread, straight from libcurl's
