@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -253,11 +254,15 @@ build::BuildEnvironment IndexBuildEnvironmentProvider::State::install(
     layout.python = interpreter.executable.empty() ? interpreter.path : interpreter.executable;
     for (std::size_t i = 0; i < wheels.size(); ++i) {
         const auto& wheel = wheels[i];
-        auto tree = cache.ensure_unpacked(wheel.sha256, [&](const std::filesystem::path& dest) {
-            install::unpack_wheel(paths[i], dest);
-        });
+        auto tree = cache.ensure_unpacked(
+            wheel.sha256,
+            [&](const std::filesystem::path& dest) { install::unpack_wheel(paths[i], dest); },
+            paths[i]);
+        if (tree.changed()) {
+            std::cerr << tree.change_notice(wheel.filename) + "\n" << std::flush;
+        }
         install::WheelInstallRequest request;
-        request.unpacked = tree;
+        request.unpacked = tree.path();
         request.name = wheel.name;
         request.version = wheel.version;
         request.label = wheel.filename;

@@ -151,18 +151,30 @@ nlohmann::json SyncOutcome::to_json() const {
     return json;
 }
 
+namespace {
+
+// A line for the user: to the request's notice, else stderr (in one write: the unpack pool's
+// threads may tell at once).
+void tell(const std::function<void(const std::string&)>& notice, const std::string& message) {
+    if (notice) {
+        notice(message);
+    } else {
+        std::cerr << message + "\n" << std::flush;
+    }
+}
+
+void tell(const SyncRequest& request, const std::string& message) {
+    tell(request.notice, message);
+}
+
+}  // namespace
+
 fs::FileLock lock_prefix_for_change(const install::PrefixLayout& layout,
                                     const std::function<void(const std::string&)>& notice) {
     return install::lock_prefix(layout, [&](std::optional<long> holder) {
-        const std::string message =
-            "waiting for another aitk-env" +
-            (holder ? " (pid " + std::to_string(*holder) + ")" : std::string()) + " using " +
-            util::utf8_of(layout.prefix) + "...";
-        if (notice) {
-            notice(message);
-        } else {
-            std::cerr << message << std::endl;
-        }
+        tell(notice, "waiting for another aitk-env" +
+                         (holder ? " (pid " + std::to_string(*holder) + ")" : std::string()) +
+                         " using " + util::utf8_of(layout.prefix) + "...");
     });
 }
 
@@ -317,21 +329,27 @@ std::vector<std::filesystem::path> fetch_unpack_install(
             i < wheels ? wanted.all[i]->wheel->sha256 : built[i - wheels].wheel_sha256;
         const double unpack_start = timeline.now();
         bool unpacked = false;
-        const auto tree = cache.ensure_unpacked(sha, [&](const std::filesystem::path& dest) {
-            unpacked = true;
-            // A large wheel (torch) is often the last to arrive and then unpacks alone: on
-            // every worker's core, not one.
-            install::UnpackLimits limits;
-            if (size_or_zero(artifacts[i]) >= large_wheel_bytes) limits.threads = pool.limit();
-            install::unpack_wheel(artifacts[i], dest, limits);
-        });
+        // The tree is checked against what it was when it was unpacked (a prefix linked from it
+        // may have written through a hardlink) and made again from the wheel when it differs.
+        const auto tree = cache.ensure_unpacked(
+            sha,
+            [&](const std::filesystem::path& dest) {
+                unpacked = true;
+                // A large wheel (torch) is often the last to arrive and then unpacks alone: on
+                // every worker's core, not one.
+                install::UnpackLimits limits;
+                if (size_or_zero(artifacts[i]) >= large_wheel_bytes) limits.threads = pool.limit();
+                install::unpack_wheel(artifacts[i], dest, limits);
+            },
+            artifacts[i]);
         if (unpacked) {
             timeline.unpacked(i, unpack_start);
             timeline.cover(&SyncTimeline::unpack, unpack_start);
         }
+        auto wheel_request = install_request_for(request, wanted, built, tree.path(), i);
+        if (tree.changed()) tell(request, tree.change_notice(wheel_request.label));
         const double link_start = timeline.now();
-        auto result =
-            order.install(txn.staging(), i, install_request_for(request, wanted, built, tree, i));
+        auto result = order.install(txn.staging(), i, std::move(wheel_request));
         timeline.linked(i, link_start);
         timeline.cover(&SyncTimeline::link, link_start);
         std::lock_guard lock(result_mutex);

@@ -352,7 +352,10 @@ class Extractor {
             size = *entry.size;
         }
         if (hasher) feed_zeros(*hasher, size - hashed);
-        if (options_.keep_mtime && entry.mtime) out.set_mtime(*entry.mtime);
+        if (options_.keep_mtime && entry.mtime) {
+            out.set_mtime(options_.latest_mtime ? std::min(*entry.mtime, *options_.latest_mtime)
+                                                : *entry.mtime);
+        }
         if (!out.close_now()) fail_io(entry.path, "cannot write '" + path + "'", out.error());
 
         seen_.emplace(path, EntryType::file);

@@ -1,5 +1,7 @@
 #include "aitk/cache/cache.hpp"
 
+#include "aitk/cache/tree_stamp.hpp"
+
 #include "aitk/util/hex.hpp"
 #include "aitk/util/redact.hpp"
 
@@ -303,25 +305,136 @@ std::optional<std::filesystem::path> Cache::find_unpacked(std::string_view sha25
     return std::nullopt;
 }
 
-std::filesystem::path Cache::ensure_unpacked(
-    std::string_view sha256, const std::function<void(const std::filesystem::path&)>& fill) {
-    const std::string digest = checked_sha256(sha256);
-    const stdfs::path dir = unpacked_dir(digest);
-    if (is_dir(dir)) return dir;
-    auto in_use = hold();
-    // One process unpacks; the others wait here and then find the tree.
-    auto entry_lock = fs::FileLock::acquire(base() / "locks" / ("unpacked-" + digest + ".lock"),
-                                            fs::LockMode::exclusive);
-    if (is_dir(dir)) return dir;
-    auto staging = fs::TempDir::create_in(temp_dir(), "unpack");
-    const stdfs::path tree = staging.path() / "tree";
-    fill(tree);
-    if (!is_dir(tree)) {
-        fail("unpacking artifact " + digest + " produced no folder at " + util::utf8_of(tree));
+namespace {
+
+stdfs::path entry_lock_file(const Cache& cache, const std::string& digest) {
+    return cache.base() / "locks" / ("unpacked-" + digest + ".lock");
+}
+
+// Before a tree is made again from `artifact`: the file must still be the one its digest names
+// (it may have been damaged as the tree was). A damaged one is removed, so the next run fetches it.
+void recheck_artifact(Cache& cache, const std::string& digest, const stdfs::path& artifact) {
+    stdfs::path file = artifact;
+    if (file.empty()) {
+        auto stored = cache.find_artifact(digest);
+        if (!stored) return;  // nothing stored under this digest: `fill` knows where it reads
+        file = *stored;
+    }
+    std::string actual;
+    try {
+        actual = fs::sha256_file_hex(file);
+    } catch (const util::Error& e) {
+        actual = std::string("unreadable (") + e.what() + ")";
+    }
+    if (actual == digest) return;
+    const bool stored = file.parent_path() == cache.artifact_dir(digest);
+    if (stored) cache.remove_artifact(digest);
+    throw util::Error(
+        util::ExitCode::failure,
+        "cache: the wheel " + util::utf8_of(file.filename()) +
+            " does not match its sha256 any more (expected " + digest + ", got " + actual +
+            "), so its unpacked tree, which was changed too, cannot be made again from it" +
+            (stored ? "; the wheel was removed from the cache" : ""),
+        stored ? "run the command again: the wheel is downloaded again"
+               : "replace " + util::utf8_of(file) + " with the file the lock names");
+}
+
+// Moves `tree` (complete and recorded) to `dir`, where a damaged tree may be: the old one goes
+// into `staging` (deleted with it), the new one takes its place. The caller holds the entry's
+// lock exclusively, so nobody links from the old tree and nobody else replaces it.
+void put_in_place(const stdfs::path& tree, const stdfs::path& dir, const stdfs::path& staging) {
+    std::error_code ec;
+    if (is_dir(dir)) {
+        stdfs::rename(dir, staging / "replaced", ec);
+        if (ec) fail("cannot replace the changed tree " + util::utf8_of(dir) + ": " + ec.message());
     }
     ensure_directories(dir.parent_path());
     fs::publish(tree, dir);  // already_exists: someone bypassed the lock; theirs is as good
-    return dir;
+}
+
+}  // namespace
+
+std::string UnpackedTree::change_notice(std::string_view wheel) const {
+    return "cache: the unpacked tree of " + std::string(wheel) + " was changed (" +
+           changed_.value_or("") + "); rebuilt from the wheel";
+}
+
+UnpackedTree Cache::ensure_unpacked(std::string_view sha256,
+                                    const std::function<void(const std::filesystem::path&)>& fill,
+                                    const std::filesystem::path& artifact) {
+    const std::string digest = checked_sha256(sha256);
+    const stdfs::path dir = unpacked_dir(digest);
+    const stdfs::path lock_file = entry_lock_file(*this, digest);
+    auto in_use = hold();
+    std::optional<std::string> changed;
+    bool made = false;
+    // Linking happens under the entry's shared lock, making and replacing under its exclusive
+    // one: a process finds the tree as recorded (or makes it), then links while no one can
+    // replace it. Three rounds at most: a tree that keeps changing under us is an error.
+    for (int round = 0; round < 3; ++round) {
+        if (is_dir(dir)) {
+            auto shared = fs::FileLock::acquire(lock_file, fs::LockMode::shared);
+            // A tree made in this call is trusted as it is; any other is checked by stat.
+            if (is_dir(dir) &&
+                (made || check_tree_stamp(dir).result == StampCheck::Result::matches)) {
+                return UnpackedTree(dir, std::move(in_use), std::move(shared), std::move(changed));
+            }
+        }
+        auto exclusive = fs::FileLock::acquire(lock_file, fs::LockMode::exclusive);
+        if (is_dir(dir)) {
+            const StampCheck check = check_tree_stamp(dir);
+            if (check.result == StampCheck::Result::matches) continue;  // remade meanwhile
+            if (check.result == StampCheck::Result::differs) changed = check.detail;
+            recheck_artifact(*this, digest, artifact);
+        }
+        auto staging = fs::TempDir::create_in(temp_dir(), "unpack");
+        const stdfs::path tree = staging.path() / "tree";
+        fill(tree);
+        if (!is_dir(tree)) {
+            fail("unpacking artifact " + digest + " produced no folder at " + util::utf8_of(tree));
+        }
+        write_tree_stamp(tree);
+        put_in_place(tree, dir, staging.path());
+        made = true;
+    }
+    fail("the unpacked tree " + util::utf8_of(dir) +
+         " keeps changing while it is being made; is another program writing into the cache?");
+}
+
+std::optional<UnpackedTree> Cache::open_unpacked(std::string_view sha256) const {
+    const std::string digest = checked_sha256(sha256);
+    const stdfs::path dir = unpacked_dir(digest);
+    if (!is_dir(dir)) return std::nullopt;
+    auto in_use = hold();
+    auto shared = fs::FileLock::acquire(entry_lock_file(*this, digest), fs::LockMode::shared);
+    if (!is_dir(dir)) return std::nullopt;
+    return UnpackedTree(dir, std::move(in_use), std::move(shared), std::nullopt);
+}
+
+bool Cache::remove_unpacked(std::string_view sha256) {
+    const std::string digest = checked_sha256(sha256);
+    const stdfs::path dir = unpacked_dir(digest);
+    if (!is_dir(dir)) return false;
+    auto in_use = hold();
+    auto exclusive = fs::FileLock::acquire(entry_lock_file(*this, digest), fs::LockMode::exclusive);
+    if (!is_dir(dir)) return false;
+    // Out of the store with one rename, then deleted: nobody ever sees half a tree.
+    auto staging = fs::TempDir::create_in(temp_dir(), "remove");
+    std::error_code ec;
+    stdfs::rename(dir, staging.path() / "tree", ec);
+    if (ec) fail("cannot remove " + util::utf8_of(dir) + ": " + ec.message());
+    return true;
+}
+
+bool Cache::remove_artifact(std::string_view sha256) {
+    const stdfs::path dir = artifact_dir(sha256);
+    if (!is_dir(dir)) return false;
+    auto in_use = hold();
+    auto staging = fs::TempDir::create_in(temp_dir(), "remove");
+    std::error_code ec;
+    stdfs::rename(dir, staging.path() / "artifact", ec);
+    if (ec) fail("cannot remove " + util::utf8_of(dir) + ": " + ec.message());
+    return true;
 }
 
 std::optional<std::string> Cache::find_metadata(std::string_view sha256) const {

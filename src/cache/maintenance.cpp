@@ -1,5 +1,6 @@
 #include "aitk/cache/maintenance.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 
@@ -306,6 +307,16 @@ PruneReport prune(const Cache& cache, const PruneOptions& options) {
         remove_empty_shards(base / sub);
     }
     return report;
+}
+
+std::vector<std::string> entry_digests(const Cache& cache, Kind kind) {
+    std::vector<std::string> out;
+    const char* folder = kind == Kind::artifacts ? "artifacts" : "unpacked";
+    if (kind != Kind::artifacts && kind != Kind::unpacked) return out;
+    for_each_sharded(cache.base() / folder / "sha256", "",
+                     [&](const stdfs::path&, const std::string& digest) { out.push_back(digest); });
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 CacheInfo clean(const Cache& cache, const std::vector<Kind>& kinds,

@@ -107,7 +107,7 @@ class EditableVcsTest : public ::testing::Test {
         auto tree = cache.ensure_unpacked(
             b.wheel_sha256, [&](const stdfs::path& dest) { install::unpack_wheel(b.wheel, dest); });
         install::WheelInstallRequest r;
-        r.unpacked = tree;
+        r.unpacked = tree.path();
         r.name = b.name;
         r.version = b.version;
         r.direct_url = b.direct_url;

@@ -158,10 +158,10 @@ TEST_F(CacheTest, UnpackedTreeIsMadeOnceAndAppearsWhole) {
         aitk::fs::write_file_atomic(tree / "torch" / "__init__.py", "");
     };
     EXPECT_FALSE(cache_.find_unpacked(wheel_sha).has_value());
-    fs::path tree = cache_.ensure_unpacked(wheel_sha, fill);
+    fs::path tree = cache_.ensure_unpacked(wheel_sha, fill).path();
     EXPECT_EQ(tree, cache_.unpacked_dir(wheel_sha));
     EXPECT_TRUE(fs::exists(tree / "torch" / "__init__.py"));
-    EXPECT_EQ(cache_.ensure_unpacked(wheel_sha, fill), tree);
+    EXPECT_EQ(cache_.ensure_unpacked(wheel_sha, fill).path(), tree);
     EXPECT_EQ(calls, 1);
     EXPECT_EQ(cache_.find_unpacked(wheel_sha), tree);
 }
@@ -184,12 +184,16 @@ TEST_F(CacheTest, ThreadsAskingForOneTreeUnpackItOnce) {
     std::vector<fs::path> results(8);
     for (int i = 0; i < 8; ++i) {
         threads.emplace_back([&, i] {
-            results[i] = cache_.ensure_unpacked(wheel_sha, [&](const fs::path& tree) {
-                ++calls;
-                fs::create_directories(tree);
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                aitk::fs::write_file_atomic(tree / "done", "1");
-            });
+            results[i] =
+                cache_
+                    .ensure_unpacked(wheel_sha,
+                                     [&](const fs::path& tree) {
+                                         ++calls;
+                                         fs::create_directories(tree);
+                                         std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                                         aitk::fs::write_file_atomic(tree / "done", "1");
+                                     })
+                    .path();
         });
     }
     for (auto& t : threads)

@@ -1,5 +1,7 @@
 #include "aitk/cache/maintenance.hpp"
 
+#include "aitk/cache/tree_stamp.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -26,6 +28,11 @@ class Maintenance : public ::testing::Test {
         std::string sha = aitk::fs::sha256_hex(content);
         cache_.insert_artifact(p, sha, name);
         return sha;
+    }
+
+    // The bytes of the record every unpacked tree carries (tree_stamp.hpp).
+    std::uint64_t stamp_bytes(const std::string& sha) {
+        return fs::file_size(cache_.unpacked_dir(sha) / std::string(tree_stamp_name));
     }
 
     void add_unpacked(const std::string& sha, const std::string& content) {
@@ -62,7 +69,7 @@ TEST_F(Maintenance, InfoCountsEntriesAndBytesPerKind) {
     EXPECT_EQ(i.artifacts.entries, 2u);
     EXPECT_EQ(i.artifacts.bytes, 1500u);
     EXPECT_EQ(i.unpacked.entries, 1u);
-    EXPECT_EQ(i.unpacked.bytes, 300u);
+    EXPECT_EQ(i.unpacked.bytes, 300u + stamp_bytes(a));
     EXPECT_EQ(i.metadata.entries, 1u);
     EXPECT_EQ(i.metadata.bytes, 40u);
     EXPECT_EQ(i.http.entries, 1u);
@@ -70,7 +77,7 @@ TEST_F(Maintenance, InfoCountsEntriesAndBytesPerKind) {
     EXPECT_EQ(i.temp.entries, 1u);
     EXPECT_EQ(i.temp.bytes, 10u);
     EXPECT_EQ(i.of(Kind::artifacts).bytes, 1500u);
-    EXPECT_EQ(i.total_bytes(), 1500u + 300u + 40u + i.http.bytes + 10u);
+    EXPECT_EQ(i.total_bytes(), 1500u + i.unpacked.bytes + 40u + i.http.bytes + 10u);
 }
 
 TEST_F(Maintenance, PruneRemovesOrphansDebrisAndOldResponsesOnly) {
@@ -78,6 +85,7 @@ TEST_F(Maintenance, PruneRemovesOrphansDebrisAndOldResponsesOnly) {
     std::string gone = add_artifact("gone", "gone-1.0-py3-none-any.whl");
     add_unpacked(kept, "k");
     add_unpacked(gone, "gone tree");
+    const std::uint64_t gone_bytes = 9u + stamp_bytes(gone);
     fs::remove_all(cache_.artifact_dir(gone));  // the user deleted the artifact
     cache_.put_metadata(gone, "Name: gone\n");  // metadata stays useful without the wheel
     aitk::fs::write_file_atomic(cache_.staging_path("torch.whl"), std::string(123, 'p'));
@@ -96,7 +104,7 @@ TEST_F(Maintenance, PruneRemovesOrphansDebrisAndOldResponsesOnly) {
     PruneReport report = prune(cache_, options);
 
     EXPECT_EQ(report.removed_unpacked.entries, 1u);
-    EXPECT_EQ(report.removed_unpacked.bytes, 9u);
+    EXPECT_EQ(report.removed_unpacked.bytes, gone_bytes);
     EXPECT_EQ(report.removed_http.entries, 2u);  // old and damaged
     EXPECT_EQ(report.removed_temp.entries, 2u);
     EXPECT_GE(report.removed_temp.bytes, 123u);

@@ -65,8 +65,9 @@ struct SyncRequest {
     // Where the locked wheels are downloaded from (--rewrite-url; index URLs given with a
     // lock). Empty: the lock's URLs. The prefix's lock copy keeps the lock's URLs either way.
     ArtifactSources artifact_sources;
-    // Told once when another aitk-env holds the prefix and this one waits for it; empty: a
-    // line on stderr.
+    // Told once when another aitk-env holds the prefix and this one waits for it, and once for
+    // each unpacked tree in the cache found changed and rebuilt from its wheel (from the unpack
+    // threads); empty: a line on stderr.
     std::function<void(const std::string&)> notice;
     // The prefix lock, when the caller holds it (setup keeps it from making the venv to the
     // smoke test, see lock_prefix_for_change); null: sync takes it for its own change.

@@ -30,6 +30,11 @@ struct ExtractOptions {
     bool compute_sha256 = false;
     // Keep the members' modification times (Python compares them with its .pyc files).
     bool keep_mtime = true;
+    // With keep_mtime: members dated later than this (seconds since the epoch) get this time. A
+    // zip's times are local times without a zone, so a wheel built hours ahead of this machine's
+    // clock would otherwise hold files "from the future", which later look edited after their
+    // install (install::plan_install compares file times with RECORD's).
+    std::optional<std::int64_t> latest_mtime;
     // More than 1: a zip's members are spread over this many threads, each with its own reader
     // (a large wheel unpacks on every core instead of one). Only with LinkPolicy::reject.
     std::size_t threads = 1;

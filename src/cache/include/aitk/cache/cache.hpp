@@ -2,7 +2,9 @@
 // The content-addressed store under the cache root (layout version v1):
 //
 //   <root>/v1/artifacts/sha256/ab/<62 hex>/<filename>   downloaded wheels, sdists, archives
-//   <root>/v1/unpacked/sha256/ab/<62 hex>/              unpacked wheel trees, by artifact hash
+//   <root>/v1/unpacked/sha256/ab/<62 hex>/              unpacked wheel trees, by artifact hash,
+//                                                       each with a record of its files
+//                                                       (.aitk-env-stamp, tree_stamp.hpp)
 //   <root>/v1/metadata/sha256/ab/<62 hex>.metadata      core METADATA, by artifact hash
 //   <root>/v1/http/ab/<sha256 of url>.http              index responses with ETag/Last-Modified
 //   <root>/v1/tmp/                                      staging (same filesystem: renames)
@@ -19,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "aitk/cache/http_entry.hpp"
 #include "aitk/fs/lock.hpp"
@@ -26,6 +29,32 @@
 namespace aitk::cache {
 
 inline constexpr std::string_view layout_version = "v1";
+
+// An unpacked tree in use: while this object lives the cache is held (prune and clean wait) and
+// so is the tree's entry lock, shared, so a rebuild of the tree waits until the linking is done.
+class UnpackedTree {
+  public:
+    UnpackedTree(std::filesystem::path path, fs::FileLock hold, fs::FileLock entry,
+                 std::optional<std::string> changed)
+        : path_(std::move(path)),
+          hold_(std::move(hold)),
+          entry_(std::move(entry)),
+          changed_(std::move(changed)) {}
+
+    const std::filesystem::path& path() const noexcept { return path_; }
+    // Set when the tree was found changed since it was made and was made again: what differed
+    // ("file pkg/mod.py: size 16, was 6").
+    const std::optional<std::string>& changed() const noexcept { return changed_; }
+    // What to tell the user once when changed() is set: "cache: the unpacked tree of <wheel>
+    // was changed (<what>); rebuilt from the wheel".
+    std::string change_notice(std::string_view wheel) const;
+
+  private:
+    std::filesystem::path path_;
+    fs::FileLock hold_;
+    fs::FileLock entry_;
+    std::optional<std::string> changed_;
+};
 
 class Cache {
   public:
@@ -78,10 +107,25 @@ class Cache {
     std::optional<std::filesystem::path> find_unpacked(std::string_view sha256) const;
     // The unpacked tree of artifact `sha256`, made once however many processes ask at once:
     // under a per-entry lock, `fill(path)` creates the folder `path` (which does not exist yet,
-    // e.g. with archive::extract) and the cache renames it into place. An exception from
-    // `fill` leaves nothing behind and propagates. Keep a hold() while linking from the tree.
-    std::filesystem::path ensure_unpacked(
-        std::string_view sha256, const std::function<void(const std::filesystem::path&)>& fill);
+    // e.g. with archive::extract), the cache records its files (tree_stamp.hpp) and renames it
+    // into place. An exception from `fill` leaves nothing behind and propagates.
+    // A tree found changed since it was made (a prefix wrote through a hardlink) is made again
+    // the same way and replaces it (UnpackedTree::changed says what differed); so is a tree
+    // without a record (made by an earlier aitk-env), quietly. Before that, `artifact` (the
+    // file `fill` reads; default: the stored artifact of `sha256`, when there is one) is hashed
+    // again: when it no longer has `sha256` it is removed and util::Error says so.
+    // Link from the tree only while the returned object lives.
+    UnpackedTree ensure_unpacked(std::string_view sha256,
+                                 const std::function<void(const std::filesystem::path&)>& fill,
+                                 const std::filesystem::path& artifact = {});
+    // The tree as it is (not checked, nothing made), held as ensure_unpacked holds it; nothing
+    // when there is none.
+    std::optional<UnpackedTree> open_unpacked(std::string_view sha256) const;
+    // Takes the tree out of the store (waiting until nobody links from it) and deletes it; the
+    // next ensure_unpacked makes it again. False when there was none.
+    bool remove_unpacked(std::string_view sha256);
+    // Deletes the stored artifact (every name it is stored under). False when there was none.
+    bool remove_artifact(std::string_view sha256);
 
     // --- core metadata by artifact hash ---
     std::optional<std::string> find_metadata(std::string_view sha256) const;

@@ -55,6 +55,10 @@ PruneReport prune(const Cache& cache, const PruneOptions& options = {});
 // every setup and sync runs it. Returns how many were removed.
 std::size_t sweep_interrupted_writes(const Cache& cache);
 
+// The digests of the stored artifacts or unpacked trees (`kind` one of those two), sorted;
+// staging debris is not listed. For `cache verify`.
+std::vector<std::string> entry_digests(const Cache& cache, Kind kind);
+
 // Empties the given kinds (all when empty); returns what was removed.
 CacheInfo clean(const Cache& cache, const std::vector<Kind>& kinds = {},
                 std::chrono::milliseconds lock_timeout = std::chrono::seconds(10));
