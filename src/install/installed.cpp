@@ -101,18 +101,20 @@ fs::Digest256 hash_file(const stdfs::path& path) {
 }
 
 struct CheckJob {
-    const InstalledDistribution* dist;
+    const std::string* distribution;
     const InstalledFile* file;
     stdfs::path base;
 };
 
+// One RECORD row against the disk: nothing when the file has RECORD's size and hash. The one
+// comparison `verify` (a prefix) and `cache verify` (an unpacked tree) both make.
 std::optional<FileDrift> check_file(const CheckJob& job) {
     const InstalledFile& file = *job.file;
     const stdfs::path path = job.base / from_generic(file.path);
     std::error_code ec;
     auto status = stdfs::status(path, ec);
     FileDrift drift;
-    drift.distribution = job.dist->name;
+    drift.distribution = *job.distribution;
     drift.path = file.path;
     if (ec || !stdfs::is_regular_file(status)) {
         drift.problem = FileProblem::missing;
@@ -133,6 +135,27 @@ std::optional<FileDrift> check_file(const CheckJob& job) {
         drift.detail = "cannot be read";
     }
     return drift;
+}
+
+// Runs the checks on a few threads (hashing gigabytes is I/O and CPU bound); the problems found,
+// in the jobs' order.
+std::vector<FileDrift> check_files(const std::vector<CheckJob>& jobs) {
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                        std::max<std::size_t>(1, jobs.size() / 64));
+    std::vector<std::optional<FileDrift>> found(jobs.size());
+    util::parallel_for(jobs.size(), std::min<std::size_t>(threads, 8),
+                       [&](std::size_t i) { found[i] = check_file(jobs[i]); });
+    std::vector<FileDrift> out;
+    for (auto& drift : found) {
+        if (drift) out.push_back(std::move(*drift));
+    }
+    return out;
+}
+
+void sort_drift(std::vector<FileDrift>& drift) {
+    std::sort(drift.begin(), drift.end(), [](const FileDrift& a, const FileDrift& b) {
+        return std::tie(a.distribution, a.path) < std::tie(b.distribution, b.path);
+    });
 }
 
 // __pycache__/<stem>.<tag>.pyc -> <stem>.py in the folder above (relative, '/'-separated).
@@ -299,21 +322,47 @@ std::vector<FileDrift> verify_records(const PrefixLayout& layout,
         }
         const stdfs::path base = record_base(dist);
         for (const auto& file : dist.record) {
-            if (is_sha256_record_hash(file.hash)) jobs.push_back({&dist, &file, base});
+            if (is_sha256_record_hash(file.hash)) jobs.push_back({&dist.name, &file, base});
         }
     }
-    // Hashing a large prefix (torch: gigabytes) is I/O and CPU bound: a few threads.
-    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
-                                                        std::max<std::size_t>(1, jobs.size() / 64));
-    std::vector<std::optional<FileDrift>> found(jobs.size());
-    util::parallel_for(jobs.size(), std::min<std::size_t>(threads, 8),
-                       [&](std::size_t i) { found[i] = check_file(jobs[i]); });
-    for (auto& drift : found) {
-        if (drift) out.push_back(std::move(*drift));
+    for (auto& drift : check_files(jobs))
+        out.push_back(std::move(drift));
+    sort_drift(out);
+    return out;
+}
+
+std::vector<FileDrift> verify_unpacked_tree(const std::filesystem::path& tree) {
+    std::string dist_info;
+    std::error_code ec;
+    for (const auto& entry : stdfs::directory_iterator(tree, ec)) {
+        const std::string name = util::utf8_of(entry.path().filename());
+        std::error_code type_ec;
+        if (name.ends_with(detail::dist_info_suffix) && entry.is_directory(type_ec)) {
+            if (!dist_info.empty()) {
+                return {{"", "", FileProblem::modified, "has more than one .dist-info folder"}};
+            }
+            dist_info = name;
+        }
     }
-    std::sort(out.begin(), out.end(), [](const FileDrift& a, const FileDrift& b) {
-        return std::tie(a.distribution, a.path) < std::tie(b.distribution, b.path);
-    });
+    if (ec) return {{"", "", FileProblem::missing, "cannot be read: " + ec.message()}};
+    if (dist_info.empty()) return {{"", "", FileProblem::missing, "has no .dist-info folder"}};
+    const std::string record_path = dist_info + "/RECORD";
+    auto text = read_if_file(tree / from_generic(record_path));
+    if (!text) return {{"", record_path, FileProblem::missing, "RECORD is missing or unreadable"}};
+    auto record = parse_record(*text);
+    if (!record) return {{"", record_path, FileProblem::modified, record.error()}};
+    const std::string name =
+        dist_info.substr(0, dist_info.size() - detail::dist_info_suffix.size());
+    std::vector<CheckJob> jobs;
+    for (const auto& file : *record) {
+        if (file.path == record_path) continue;  // RECORD cannot hold its own hash
+        if (record_path_problem(file.path)) {
+            return {{name, file.path, FileProblem::modified, "RECORD lists an unsafe path"}};
+        }
+        jobs.push_back({&name, &file, tree});
+    }
+    auto out = check_files(jobs);
+    sort_drift(out);
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <system_error>
 #include <utility>
 
+#include "aitk/cache/tree_stamp.hpp"
 #include "aitk/util/utf8.hpp"
 
 namespace aitk::install {
@@ -26,7 +27,7 @@ std::vector<std::string> top_level_names(const std::filesystem::path& tree) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(tree, ec)) {
         std::string name = util::utf8_of(entry.path().filename());
-        if (name.ends_with(".dist-info")) continue;
+        if (name.ends_with(".dist-info") || name == cache::tree_stamp_name) continue;
         if (name.ends_with(".data")) name = ".data";  // scripts, headers: shared folders
         names.push_back(std::move(name));
     }

@@ -1,6 +1,13 @@
 #include "aitk/install/plan.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #ifndef _WIN32
 #include <fcntl.h>
@@ -13,6 +20,11 @@
 
 namespace aitk::install {
 namespace {
+
+struct FileTimes {
+    std::uintmax_t size = 0;
+    std::int64_t mtime_ns = 0;
+};
 
 // site-packages, opened once so that checking a RECORD's files need not resolve its full path
 // for each one (a no-op sync checks tens of thousands).
@@ -31,52 +43,101 @@ class SitePackages {
 #endif
     }
 
-    // The size of the regular file at `path` (relative to site-packages, symlinks followed, as
-    // std::filesystem::file_size does); nullopt when it is missing or not a regular file.
-    std::optional<std::uintmax_t> file_size(const std::string& path) const {
+    // The size and modification time of the regular file at `path` (relative to site-packages,
+    // symlinks followed, as std::filesystem::file_size does); nullopt when it is missing or not
+    // a regular file. One stat.
+    std::optional<FileTimes> stat(const std::string& path) const {
 #ifndef _WIN32
-        if (fd_ >= 0) {
-            struct stat st {};
-            if (::fstatat(fd_, path.c_str(), &st, 0) != 0 || !S_ISREG(st.st_mode)) {
-                return std::nullopt;
-            }
-            return static_cast<std::uintmax_t>(st.st_size);
-        }
+        if (fd_ >= 0) return stat_at(fd_, path.c_str());
 #endif
+        return stat_path(purelib_ / util::path_from_utf8(path));
+    }
+
+    // The same for a file named by its full path (a distribution's RECORD).
+    static std::optional<FileTimes> stat_path(const std::filesystem::path& path) {
+#ifndef _WIN32
+        return stat_at(AT_FDCWD, path.c_str());
+#else
         std::error_code ec;
-        auto size = std::filesystem::file_size(purelib_ / path, ec);
+        if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+        FileTimes out;
+        out.size = std::filesystem::file_size(path, ec);
         if (ec) return std::nullopt;
-        return size;
+        const auto when = std::filesystem::last_write_time(path, ec);
+        if (ec) return std::nullopt;
+        out.mtime_ns =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count();
+        return out;
+#endif
     }
 
   private:
+#ifndef _WIN32
+    static std::optional<FileTimes> stat_at(int dir, const char* path) {
+        struct stat st {};
+        if (::fstatat(dir, path, &st, 0) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+        return FileTimes{static_cast<std::uintmax_t>(st.st_size),
+                         static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
+                             static_cast<std::int64_t>(st.st_mtim.tv_nsec)};
+    }
+#endif
+
     std::filesystem::path purelib_;
 #ifndef _WIN32
     int fd_ = -1;
 #endif
 };
 
-// Every RECORD file is present with the size RECORD gives.
-bool files_intact(const SitePackages& site, const InstalledDistribution& dist) {
-    if (dist.record.empty()) return false;
-    for (const auto& file : dist.record) {
-        if (file.hash.empty()) continue;  // RECORD itself, or a file recorded without a hash
-        auto size = site.file_size(file.path);
-        if (!size || *size != file.size) return false;
-    }
-    return true;
+// When was this distribution's RECORD written (installers write it after every file)? Nothing
+// when it cannot be told: then only sizes are compared.
+std::optional<std::int64_t> record_time(const InstalledDistribution& dist) {
+    if (dist.dist_info.empty()) return std::nullopt;
+    auto times = SitePackages::stat_path(dist.dist_info / "RECORD");
+    if (!times) return std::nullopt;
+    return times->mtime_ns;
 }
 
-// intact[i] = files_intact(site, *dists[i]) for each non-null dists[i]. A big environment has
-// tens of thousands of files, so two threads share them when there are that many.
+// What the stat of one distribution's files found.
+struct FilesCheck {
+    bool intact = true;  // every file present with RECORD's size, none changed after RECORD
+    // Files written after this distribution's RECORD (an edit in place, of any size), with
+    // their times: changes, unless another distribution put the file there later (judged below).
+    std::vector<std::pair<std::string, std::int64_t>> newer;
+};
+
+// Every RECORD file is present with the size RECORD gives, and none was modified after RECORD
+// was written (rewritten in place: the size alone would not tell).
+FilesCheck check_distribution(const SitePackages& site, const InstalledDistribution& dist) {
+    FilesCheck out;
+    if (dist.record.empty()) {
+        out.intact = false;
+        return out;
+    }
+    const auto recorded = record_time(dist);
+    for (const auto& file : dist.record) {
+        if (file.hash.empty()) continue;  // RECORD itself, or a file recorded without a hash
+        auto times = site.stat(file.path);
+        if (!times || times->size != file.size) {
+            out.intact = false;
+            out.newer.clear();
+            return out;
+        }
+        if (recorded && times->mtime_ns > *recorded)
+            out.newer.emplace_back(file.path, times->mtime_ns);
+    }
+    return out;
+}
+
+// checks[i] = check_distribution(site, *dists[i]) for each non-null dists[i]. A big environment
+// has tens of thousands of files, so two threads share them when there are that many.
 void check_files(const SitePackages& site, const std::vector<const InstalledDistribution*>& dists,
-                 std::vector<char>& intact) {
+                 std::vector<FilesCheck>& checks) {
     std::size_t files = 0;
     for (const auto* d : dists)
         if (d) files += d->record.size();
     auto check = [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i)
-            if (dists[i]) intact[i] = files_intact(site, *dists[i]) ? 1 : 0;
+            if (dists[i]) checks[i] = check_distribution(site, *dists[i]);
     };
     constexpr std::size_t worth_a_thread = 4096;
     if (files < worth_a_thread) {
@@ -91,6 +152,33 @@ void check_files(const SitePackages& site, const std::vector<const InstalledDist
         if (half == 0) check(0, split);
         if (half == 1) check(split, dists.size());
     });
+}
+
+// A file newer than its distribution's RECORD is that distribution's change unless a
+// distribution that also lists it wrote its RECORD after the file: it put the file there last
+// (a shared namespace __init__.py, a file one wheel overwrites of another). Decides the
+// `newer` files of every check; the table of shared paths is made only when there are some.
+void judge_newer_files(const std::vector<InstalledDistribution>& installed,
+                       std::vector<FilesCheck>& checks) {
+    bool any = false;
+    for (const auto& c : checks)
+        any = any || (c.intact && !c.newer.empty());
+    if (!any) return;
+    std::unordered_map<std::string, std::int64_t> latest;  // path -> newest RECORD listing it
+    for (const auto& dist : installed) {
+        const auto recorded = record_time(dist);
+        if (!recorded) continue;
+        for (const auto& file : dist.record) {
+            auto [it, fresh] = latest.emplace(file.path, *recorded);
+            if (!fresh && it->second < *recorded) it->second = *recorded;
+        }
+    }
+    for (auto& c : checks) {
+        for (const auto& [path, mtime] : c.newer) {
+            auto it = latest.find(path);
+            if (it == latest.end() || mtime > it->second) c.intact = false;
+        }
+    }
 }
 
 }  // namespace
@@ -135,10 +223,13 @@ InstallPlan plan_install(const std::vector<WantedDistribution>& wanted,
         }
         present.erase(it);
     }
-    std::vector<char> intact(wanted.size(), 1);
-    if (layout) check_files(SitePackages(layout->purelib), current, intact);
+    std::vector<FilesCheck> checks(wanted.size());
+    if (layout) {
+        check_files(SitePackages(layout->purelib), current, checks);
+        judge_newer_files(installed, checks);
+    }
     for (std::size_t i = 0; i < wanted.size(); ++i) {
-        if (current[i] && intact[i]) {
+        if (current[i] && checks[i].intact) {
             plan.keep.push_back(i);
         } else if (current[i] || replace[i]) {
             plan.reinstall.push_back(i);

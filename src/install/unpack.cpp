@@ -1,6 +1,7 @@
 // unpack_wheel: secure extraction, then every member checked against the wheel's RECORD with the
 // digests computed while writing (no second read).
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -8,6 +9,7 @@
 
 #include "aitk/archive/error.hpp"
 #include "aitk/archive/extract.hpp"
+#include "aitk/cache/tree_stamp.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/install/record.hpp"
@@ -149,6 +151,14 @@ void verify_against_record(std::string_view label, const stdfs::path& wheel,
     auto record = parse_record(read_member(tree, record_path));
     if (!record) fail(label, record_path, record.error());
 
+    for (const auto& entry : extracted.entries) {
+        if (entry.path == cache::tree_stamp_name) {
+            fail(label, entry.path,
+                 "has a name aitk-env keeps for the record of the files it unpacks; it cannot be "
+                 "installed");
+        }
+    }
+
     std::vector<bool> listed(extracted.entries.size(), false);
     for (const InstalledFile& row : *record) {
         if (auto problem = record_path_problem(row.path)) {
@@ -204,6 +214,11 @@ void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::pat
     options.links = archive::LinkPolicy::reject;  // pip cannot install links from wheels either
     options.compute_sha256 = true;
     options.threads = limits.threads;
+    // No member dated after its unpacking: installed files must not look edited after their
+    // install (plan_install compares their times with RECORD's).
+    options.latest_mtime = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
     archive::ExtractResult extracted;
     try {
         extracted = archive::extract(wheel, destination, options);

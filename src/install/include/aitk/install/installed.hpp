@@ -42,6 +42,12 @@ struct FileDrift {
 std::vector<FileDrift> verify_records(const PrefixLayout& layout,
                                       const std::vector<InstalledDistribution>& dists);
 
+// An unpacked wheel in the cache checked as `verify` checks a prefix: every file its RECORD
+// lists against RECORD's size and sha256 (`distribution` is the .dist-info folder's name less
+// its suffix). A tree without one .dist-info folder or a readable RECORD gives one problem
+// saying so. Empty when the tree is as its wheel made it.
+std::vector<FileDrift> verify_unpacked_tree(const std::filesystem::path& tree);
+
 // Files under site-packages that no RECORD lists (ignoring __pycache__ of listed modules),
 // relative to site-packages, sorted.
 std::vector<std::string> unowned_files(const PrefixLayout& layout,

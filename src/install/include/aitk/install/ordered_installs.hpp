@@ -19,7 +19,8 @@
 namespace aitk::install {
 
 // The names install order cares about in an unpacked wheel: its top-level entries, .dist-info
-// left out and any `<x>.data` as ".data". Sorted.
+// and the cache's record of the tree (cache/tree_stamp.hpp) left out and any `<x>.data` as
+// ".data". Sorted.
 std::vector<std::string> top_level_names(const std::filesystem::path& tree);
 
 class OrderedInstalls {

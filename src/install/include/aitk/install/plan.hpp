@@ -32,9 +32,13 @@ struct InstallPlan {
     std::vector<InstalledDistribution> remove;  // installed, not wanted (when asked)
 };
 
-// With `layout`, a distribution that looks current but has a file missing or of another size
-// than its RECORD says (an interrupted install, a hand edit) is reinstalled: a stat per file,
-// no hashing, so that a no-op plan stays fast (`verify` hashes).
+// With `layout`, a distribution that looks current but has a file missing, of another size than
+// its RECORD says, or modified after its RECORD was written (an interrupted install, a hand
+// edit, a rewrite in place of the same size; a file that a distribution installed later put
+// there is not counted) is reinstalled: a stat per file, no hashing, so that a no-op plan stays
+// fast (`verify` hashes). Installers write RECORD after every file, and unpacking dates no file
+// later than itself (archive::ExtractOptions::latest_mtime), so an untouched file is never newer
+// than its RECORD; a change that puts an older time back is left to `verify`.
 InstallPlan plan_install(const std::vector<WantedDistribution>& wanted,
                          const std::vector<InstalledDistribution>& installed,
                          const std::optional<Receipt>& receipt, bool remove_extraneous,
