@@ -1,4 +1,4 @@
-// `aitk-env cache dir|info|prune|clean`.
+// `aitk-env cache dir|info|prune|clean|verify`.
 #include <iostream>
 #include <memory>
 
@@ -15,6 +15,7 @@ Command add_cache_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
         std::vector<std::string> kinds;
         double http_older_than_days = -1;
+        bool repair = false;
     };
     auto args = std::make_shared<Args>();
     auto* dir = cache->add_subcommand("dir", "Print the cache root");
@@ -27,6 +28,13 @@ Command add_cache_command(CLI::App& app, GlobalOptions& globals) {
         ->check(CLI::NonNegativeNumber);
     auto* clean = cache->add_subcommand("clean", "Empty the cache (or only the given kinds)");
     clean->add_option("KIND", args->kinds, "artifacts, unpacked, metadata, http or temp");
+    auto* verify = cache->add_subcommand(
+        "verify", "Hash every artifact and every unpacked tree's files against RECORD");
+    verify->add_flag("--repair", args->repair,
+                     "Remove the damaged entries (the next setup or sync makes them again)");
+    verify->footer(
+        "Exit codes: 0 clean (with --repair: every damaged entry removed), 1 an entry could not "
+        "be removed, 4 damage found.");
 
     Command command;
     command.app = cache;
@@ -51,12 +59,13 @@ Command add_cache_command(CLI::App& app, GlobalOptions& globals) {
             report = app::cache_prune(root, older);
         }
         if (clean->parsed()) report = app::cache_clean(root, args->kinds);
+        if (verify->parsed()) report = app::cache_verify(root, args->repair);
         if (globals.json) {
             std::cout << report.json.dump() << "\n";
         } else {
             std::cout << report.text;
         }
-        return 0;
+        return report.exit_code;
     };
     return command;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// `aitk-env cache dir|info|prune|clean`.
+// `aitk-env cache dir|info|prune|clean|verify`.
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -19,6 +19,7 @@ std::filesystem::path resolve_cache_root(const std::string& cache_dir_flag,
 struct CacheReport {
     nlohmann::json json;  // machine-readable result (--json)
     std::string text;     // the same for people
+    int exit_code = 0;    // verify: 4 when it found damage (see cache_verify)
 };
 
 CacheReport cache_info(const std::filesystem::path& root);
@@ -27,6 +28,13 @@ CacheReport cache_prune(const std::filesystem::path& root,
 // `kinds` by name (artifacts, unpacked, metadata, http, temp); empty means all. An unknown name
 // is an InputError listing the known ones.
 CacheReport cache_clean(const std::filesystem::path& root, const std::vector<std::string>& kinds);
+
+// Every stored artifact hashed against its sha256 and every unpacked tree's files against its
+// wheel's RECORD (install::verify_unpacked_tree); each damaged file is reported. With `repair`
+// the damaged entries are removed (the next setup or sync makes a tree again from its wheel and
+// downloads a removed wheel again). exit_code: 0 clean, 4 damage found, with `repair` 0 when
+// every damaged entry was removed.
+CacheReport cache_verify(const std::filesystem::path& root, bool repair);
 
 // "1.5 GiB" style sizes for reports.
 std::string human_bytes(std::uint64_t bytes);
