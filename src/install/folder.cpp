@@ -68,14 +68,19 @@ Folder Folder::open(const std::filesystem::path& path, bool create) {
 Folder::Folder(Folder&& other) noexcept
     : path_(std::move(other.path_)),
       fd_(std::exchange(other.fd_, -1)),
+      parent_fd_(std::exchange(other.parent_fd_, -1)),
+      parent_(std::move(other.parent_)),
       made_(std::move(other.made_)),
       last_made_(std::move(other.last_made_)) {}
 
 Folder& Folder::operator=(Folder&& other) noexcept {
     if (this != &other) {
         if (fd_ >= 0) ::close(fd_);
+        if (parent_fd_ >= 0) ::close(parent_fd_);
         path_ = std::move(other.path_);
         fd_ = std::exchange(other.fd_, -1);
+        parent_fd_ = std::exchange(other.parent_fd_, -1);
+        parent_ = std::move(other.parent_);
         made_ = std::move(other.made_);
         last_made_ = std::move(other.last_made_);
     }
@@ -83,7 +88,21 @@ Folder& Folder::operator=(Folder&& other) noexcept {
 }
 
 Folder::~Folder() {
+    if (parent_fd_ >= 0) ::close(parent_fd_);
     if (fd_ >= 0) ::close(fd_);
+}
+
+Folder::At Folder::at_parent(const char* relative) const {
+    const char* slash = std::strrchr(relative, '/');
+    if (slash == nullptr) return {fd_, relative};
+    const std::string_view parent(relative, static_cast<std::size_t>(slash - relative));
+    if (parent_fd_ < 0 || parent != parent_) {
+        if (parent_fd_ >= 0) ::close(parent_fd_);
+        parent_.assign(parent);
+        parent_fd_ = ::openat(fd_, parent_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (parent_fd_ < 0) return {fd_, relative};
+    return {parent_fd_, slash + 1};
 }
 
 void Folder::make_parents(std::string_view relative) {

@@ -64,7 +64,8 @@ bool cannot_link_here(int error) noexcept {
 }
 
 Fd open_source(const Folder& from, const char* relative, struct stat& st) {
-    Fd source(::openat(from.fd(), relative, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    const auto at = from.at_parent(relative);
+    Fd source(::openat(at.fd, at.name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     if (source.get() < 0) throw_os_error("read", relative, errno);
     if (::fstat(source.get(), &st) != 0) throw_os_error("read", relative, errno);
     if (!S_ISREG(st.st_mode)) throw_os_error("read", relative, EINVAL);
@@ -74,10 +75,11 @@ Fd open_source(const Folder& from, const char* relative, struct stat& st) {
 // A new file at `relative` (whatever was there is unlinked, never opened).
 Fd create_destination(const Folder& to, const char* relative, mode_t mode) {
     constexpr int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    int fd = ::openat(to.fd(), relative, flags, mode);
+    const auto at = to.at_parent(relative);
+    int fd = ::openat(at.fd, at.name, flags, mode);
     if (fd < 0 && errno == EEXIST) {
         to.remove_file(relative);
-        fd = ::openat(to.fd(), relative, flags, mode);
+        fd = ::openat(at.fd, at.name, flags, mode);
     }
     if (fd < 0) throw_os_error("create", relative, errno);
     return Fd(fd);
@@ -133,13 +135,15 @@ Linker::Outcome Linker::reflink(const Folder& from, const char* from_relative, c
 
 Linker::Outcome Linker::hardlink(const Folder& from, const char* from_relative, const Folder& to,
                                  const char* to_relative) {
-    if (::linkat(from.fd(), from_relative, to.fd(), to_relative, 0) == 0) {
+    const auto source = from.at_parent(from_relative);
+    const auto destination = to.at_parent(to_relative);
+    if (::linkat(source.fd, source.name, destination.fd, destination.name, 0) == 0) {
         return Outcome::placed;
     }
     int error = errno;
     if (error == EEXIST) {
         to.remove_file(to_relative);
-        if (::linkat(from.fd(), from_relative, to.fd(), to_relative, 0) == 0) {
+        if (::linkat(source.fd, source.name, destination.fd, destination.name, 0) == 0) {
             return Outcome::placed;
         }
         error = errno;
