@@ -5,6 +5,7 @@
 // is checked against what it was when it was unpacked, and rebuilt from the wheel, saying so),
 // that `sync` repairs A, and that `cache verify` reports the damage before and nothing after.
 // Each test has a cache of its own, so that one test's damage never reaches another.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
