@@ -24,6 +24,7 @@
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
+#include "hash_checks.hpp"
 #include "hash_downloads.hpp"
 #include "lock_sources.hpp"
 
@@ -322,6 +323,10 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     TargetLock out;
     auto python_version = *pep::Version::parse(python);
     auto routing = routing_for(request, input, target);
+    // pip's hash-checking mode: the lines it refuses stop the lock before any download.
+    const auto hash_checking =
+        project::hash_checking_for(input, target, request.input.require_hashes);
+    refuse_unhashable_lines(hash_checking, target.id());
 
     index::ClientOptions client_options;
     client_options.offline = session.offline();
@@ -338,6 +343,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     source_target.python = python_version;
     source_target.only_binary = name_set(input.options.only_binary);
     source_target.no_binary = name_set(input.options.no_binary);
+    if (hash_checking.on) source_target.hash_checking = &hash_checking;
     IndexPackageSource source(client, source_target, inspector);
     const lock::LockedTarget* previous_target =
         previous ? previous->find_target(target.id()) : nullptr;
@@ -352,6 +358,8 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     try {
         resolution = resolve::resolve(source, roots, options);
     } catch (const resolve::Unsatisfiable& e) {
+        // A pinned file left out for its digest is why, whatever else the resolver says.
+        throw_if_refused_for_hashes(source.hash_refusals(), target.id());
         throw resolve::Unsatisfiable("no environment satisfies the requirements for " +
                                      target.id() + " (Python " + python + "):\n" + e.what());
     }
@@ -363,6 +371,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
                                                      editables.count(package.name) > 0));
     }
     fill_missing_hashes(session, out.locked.packages);
+    check_locked_hashes(session, hash_checking, out.locked.packages, target.id());
     for (const auto& note : source.notes())
         out.notes.push_back(target.id() + ": " + note);
     return out;
@@ -467,6 +476,7 @@ void lock_for_machine(Session& session, const LockRequest& request,
                       const project::ProjectInput& input, LockOutcome& outcome) {
     auto host = choose_host_builds(input, *request.machine);
     std::vector<std::string> passed;
+    std::unique_ptr<HashMismatch> first_mismatch;
     for (std::size_t i = 0; i < host.attempts.size(); ++i) {
         const auto& attempt = host.attempts[i];
         LockOutcome tried = outcome;
@@ -476,6 +486,14 @@ void lock_for_machine(Session& session, const LockRequest& request,
         } catch (const resolve::Unsatisfiable& e) {
             // One build only: its own explanation is the answer.
             if (request.check || host.attempts.size() == 1) throw;
+            passed.push_back(attempt.target + " passed over: " + e.what());
+            continue;
+        } catch (const HashMismatch& e) {
+            // The pinned files may be another build's (hashes of the cu126 wheels on a machine
+            // that runs cu128 too): the next build is tried; the first mismatch is the answer
+            // when none fits.
+            if (request.check || host.attempts.size() == 1) throw;
+            if (!first_mismatch) first_mismatch = std::make_unique<HashMismatch>(e);
             passed.push_back(attempt.target + " passed over: " + e.what());
             continue;
         }
@@ -493,6 +511,7 @@ void lock_for_machine(Session& session, const LockRequest& request,
         outcome = std::move(tried);
         return;
     }
+    if (first_mismatch) throw HashMismatch(*first_mismatch);
     throw resolve::Unsatisfiable("no build this machine runs satisfies the requirements (" +
                                  host.choice.reason + "):\n" + util::join(passed, "\n"));
 }

@@ -20,7 +20,8 @@ namespace {
 struct LockArgs {
     std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto";
     std::vector<std::string> targets, upgrade_packages;
-    bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false;
+    bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
+         require_hashes = false;
 };
 
 }  // namespace
@@ -59,6 +60,10 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                    "Lock git/sdist/folder requirements as they are written, without fetching or "
                    "building them (their versions and dependencies stay unknown)")
         ->envname("AITK_ENV_NO_BUILD");
+    lock->add_flag("--require-hashes", a->require_hashes,
+                   "pip's hash-checking mode: every requirement pinned with == and --hash, "
+                   "dependencies included (on by itself when any line has a --hash)")
+        ->envname("AITK_ENV_REQUIRE_HASHES");
     lock->add_flag("--skip-unmapped", a->skip_unmapped,
                    "environment.yml: go on when conda packages have no PyPI name");
     lock->footer(
@@ -71,6 +76,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         app::LockRequest request;
         request.input = input_selection(a->manifest, a->requirements, a->conda_file, a->project_dir,
                                         a->skip_unmapped);
+        request.input.require_hashes = a->require_hashes;
         request.output = path_or_none(a->output);
         request.targets = a->targets;
         if (!a->python.empty()) request.python = a->python;

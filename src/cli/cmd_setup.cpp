@@ -21,7 +21,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         std::string manifest, lock, requirements, env_file, bundle, project,
             prefix = ".venv", backend = "auto", python, link_mode = "auto", target;
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
-             compile_bytecode = false, no_build = false, force = false;
+             compile_bytecode = false, no_build = false, force = false, require_hashes = false;
         std::vector<std::string> rewrite_urls;
     };
     auto args = std::make_shared<Args>();
@@ -67,6 +67,12 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                       "FROM=TO: download a locked URL starting with FROM from TO + the rest "
                       "(repeatable; the first match wins; then AITK_ENV_REWRITE_URL, "
                       "~/.config/aitk-env/config.yaml, /etc/aitk-env/config.yaml)");
+    setup
+        ->add_flag("--require-hashes", args->require_hashes,
+                   "pip's hash-checking mode for -r/-f/-m (every requirement pinned with == and "
+                   "--hash, dependencies included; on by itself when any line has a --hash); "
+                   "with -l: every locked file must have a sha256")
+        ->envname("AITK_ENV_REQUIRE_HASHES");
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -79,6 +85,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         app::SetupRequest request;
         request.input = input_selection(args->manifest, args->requirements, args->env_file,
                                         args->project, args->skip_unmapped);
+        request.input.require_hashes = args->require_hashes;
         request.lockfile = path_or_none(args->lock);
         request.bundle = path_or_none(args->bundle);
         if (!args->target.empty()) request.target = args->target;
