@@ -61,8 +61,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                    "building them (their versions and dependencies stay unknown)")
         ->envname("AITK_ENV_NO_BUILD");
     lock->add_flag("--require-hashes", a->require_hashes,
-                   "pip's hash-checking mode: every requirement pinned with == and --hash, "
-                   "dependencies included (on by itself when any line has a --hash)")
+                   "pip's hash-checking mode: every requirement pinned with == and hashes, "
+                   "dependencies included (on by itself when any line has a hash)")
         ->envname("AITK_ENV_REQUIRE_HASHES");
     lock->add_flag("--skip-unmapped", a->skip_unmapped,
                    "environment.yml: go on when conda packages have no PyPI name");

@@ -70,7 +70,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     setup
         ->add_flag("--require-hashes", args->require_hashes,
                    "pip's hash-checking mode for -r/-f/-m (every requirement pinned with == and "
-                   "--hash, dependencies included; on by itself when any line has a --hash); "
+                   "hashes, dependencies included; on by itself when any line has a hash); "
                    "with -l: every locked file must have a sha256")
         ->envname("AITK_ENV_REQUIRE_HASHES");
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
