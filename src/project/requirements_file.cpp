@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "aitk/fs/input_file.hpp"
 #include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/project/requirements_file.hpp"
@@ -115,26 +116,32 @@ void push_unique(std::vector<std::string>& list, std::string value) {
 
 }  // namespace
 
-util::Expected<std::string, std::string> read_text_file(const std::filesystem::path& path) {
+// Whether `file` lies inside `root` (both made absolute and free of links, so a link in the
+// input's folder that points at /etc/shadow counts as outside).
+bool lies_inside(const std::filesystem::path& file, const std::filesystem::path& root) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return util::Unexpected(std::string("it is a directory"));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        int error = errno;
-        return util::Unexpected(std::string(error != 0 ? std::strerror(error) : "cannot open it"));
-    }
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad()) return util::Unexpected(std::string("reading failed"));
-    return content.str();
+    const auto real_file =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(file, ec), ec);
+    if (ec) return false;
+    const auto relative = real_file.lexically_relative(root);
+    return !relative.empty() && *relative.begin() != "..";
+}
+
+std::filesystem::path real_folder(const std::filesystem::path& folder) {
+    std::error_code ec;
+    auto absolute = std::filesystem::absolute(folder.empty() ? "." : folder, ec);
+    auto real = std::filesystem::weakly_canonical(absolute, ec);
+    return ec ? absolute.lexically_normal() : real;
 }
 
 namespace {
 
 class Parser {
   public:
-    explicit Parser(const RequirementsReadOptions& options) : options_(options) {}
+    // `root`: the folder of the input the user named; lines of files outside it are never
+    // shown.
+    Parser(const RequirementsReadOptions& options, const std::filesystem::path& root)
+        : options_(options), root_(real_folder(root)) {}
 
     // Parses one file's text; includes are read and parsed in place.
     std::optional<InputProblem> parse(std::string_view text, const RequirementsSource& source,
@@ -147,6 +154,8 @@ class Parser {
         LogicalLineReader reader(decoded, options_.environment);
         LogicalLine line;
         while (reader.next(line)) {
+            for (const auto& expansion : line.expansions)
+                util::add_concealed(result_.concealed, expansion);
             if (auto problem = handle_line(line, source, constraint, false)) return problem;
         }
         return std::nullopt;
@@ -197,8 +206,18 @@ class Parser {
 
     InputProblem problem_at(const RequirementsSource& source, const LogicalLine& line,
                             LineError error) const {
-        return InputProblem{locate(source, line, error.offset), std::move(error.message),
-                            std::move(error.hint)};
+        if (source.outside) {
+            // What is wrong would quote the line; its place is what the user needs.
+            return InputProblem{
+                locate(source, line, error.offset),
+                "this line is not a valid requirement or option (its text is not shown: the "
+                "file lies outside " +
+                    util::utf8_of(root_) + ", the folder of the input)",
+                "fix the line, or the -r/-c line that names " + source.label};
+        }
+        return InputProblem{locate(source, line, error.offset),
+                            util::conceal(error.message, line.expansions),
+                            util::conceal(error.hint, line.expansions)};
     }
 
     std::optional<InputProblem> requirement_line(const LogicalLine& line,
@@ -399,7 +418,7 @@ class Parser {
             target = std::filesystem::path(option.value);
         }
         std::filesystem::path path = join_relative(source.base_dir, target);
-        std::string label = util::utf8_of(path);
+        std::string label = util::conceal(util::utf8_of(path), line.expansions);
         if (std::find(chain_.begin(), chain_.end(), label) != chain_.end()) {
             std::string cycle;
             auto first = std::find(chain_.begin(), chain_.end(), label);
@@ -418,7 +437,8 @@ class Parser {
                                             std::to_string(max_include_depth) + " levels deep",
                                         "check the " + flag + " paths for a runaway include"});
         }
-        auto text = options_.read ? options_.read(path) : read_text_file(path);
+        auto text =
+            options_.read ? options_.read(path) : fs::read_input_file(path, fs::requirements_file);
         if (!text) {
             std::string folder = source.base_dir.empty() ? "." : util::utf8_of(source.base_dir);
             return problem_at(
@@ -432,13 +452,14 @@ class Parser {
             result_.files.push_back(path);
         }
         chain_.push_back(label);
-        RequirementsSource nested{label, path.parent_path(), {}};
+        RequirementsSource nested{label, path.parent_path(), {}, !lies_inside(path, root_)};
         auto problem = parse(*text, nested, constraint);
         chain_.pop_back();
         return problem;
     }
 
     const RequirementsReadOptions& options_;
+    std::filesystem::path root_;
     RequirementsFile result_;
     std::vector<std::string> chain_;  // files being read, outermost first
 };
@@ -448,7 +469,7 @@ class Parser {
 Loaded<RequirementsFile> parse_requirements_source(std::string_view text,
                                                    const RequirementsSource& source,
                                                    const RequirementsReadOptions& options) {
-    Parser parser(options);
+    Parser parser(options, source.base_dir);
     parser.chain().push_back(util::utf8_of(std::filesystem::path(source.label).lexically_normal()));
     if (auto problem = parser.parse(text, source, false)) {
         return util::Unexpected(std::move(*problem));
@@ -460,7 +481,8 @@ Loaded<RequirementsFile> parse_requirements_source(std::string_view text,
 
 Loaded<RequirementsFile> read_requirements_file(const std::filesystem::path& path,
                                                 const RequirementsReadOptions& options) {
-    auto text = options.read ? options.read(path) : detail::read_text_file(path);
+    auto text =
+        options.read ? options.read(path) : fs::read_input_file(path, fs::requirements_file);
     if (!text) {
         return util::input_problem(SourceLocation{util::utf8_of(path), 0, 0},
                                    "cannot read requirements file: " + text.error(),
@@ -491,7 +513,7 @@ Loaded<RequirementLine> parse_requirement_line(std::string_view text, const Sour
         line.origins.push_back(detail::TextOrigin{1, static_cast<std::uint32_t>(lead + k + 1)});
     detail::RequirementsSource source{where.file, base_dir, {{where.line, where.column}}};
     RequirementsReadOptions options;
-    detail::Parser parser(options);
+    detail::Parser parser(options, base_dir);
     if (trimmed.empty()) {
         return util::input_problem(where, "expected a requirement, found nothing",
                                    "write one requirement such as name>=1.0");

@@ -18,10 +18,10 @@ struct RequirementsSource {
     // Where physical line i + 1 of the text starts in `label` (line, column); empty: the text
     // is the file itself.
     std::vector<std::pair<std::size_t, std::size_t>> line_starts;
+    // The file lies outside the folder of the input the user named (an `-r /etc/shadow`): a
+    // problem in it gives its place, never its text.
+    bool outside = false;
 };
-
-// The bytes of a file on disk, or why they could not be read (the default reader).
-util::Expected<std::string, std::string> read_text_file(const std::filesystem::path& path);
 
 Loaded<RequirementsFile> parse_requirements_source(std::string_view text,
                                                    const RequirementsSource& source,
