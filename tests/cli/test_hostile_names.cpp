@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "aitk/archive/reader.hpp"
+#include "aitk/archive/writer.hpp"
 #include "aitk/fs/file.hpp"
 #include "hostile_run.hpp"
 #include "hostile_support.hpp"
@@ -185,6 +187,42 @@ TEST_F(HostileNames, ALockedFileNameThatIsAPathIsRefusedBeforeExportOrBundle) {
     expect_refused({"bundle", "-l", file, "-o", out("b.tar.zst"), "--no-python"}, parts);
     expect_refused({"mirror", "-l", file, "-o", out("mirror-out")}, parts);
     expect_refused({"sync", "-l", file, "-p", out("prefix")}, parts);
+}
+
+TEST_F(HostileNames, ABundleMemberNamedAfterAWindowsDeviceIsRefusedBeforeTheCacheGainsIt) {
+    // Before: setup --bundle stored the member as <cache>/…/CON.whl and exited 0.
+    auto made = run_in_world(
+        *world, {"bundle", "-l", out("env.lock.yml"), "-o", out("good.tar.zst"), "--no-python"});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const std::string from = world->victim.sha256 + "/" + world->victim.filename;
+    const std::string to = world->victim.sha256 + "/CON.whl";
+    std::vector<archive::WriteEntry> entries;
+    auto reader = archive::Reader::open(world->path("good.tar.zst"));
+    while (const auto* e = reader.next()) {
+        std::string name = e->path;
+        std::string content = reader.read_all(1ull << 30);
+        if (const auto at = name.find(from); at != std::string::npos)
+            name.replace(at, from.size(), to);
+        if (const auto at = content.find(from); at != std::string::npos && name == "manifest.json")
+            content.replace(at, from.size(), to);
+        entries.push_back(archive::WriteEntry::file(name, content));
+    }
+    archive::WriteOptions options;
+    options.sort = false;
+    archive::write_archive(world->path("bad.tar.zst"), archive::Format::tar_zst, entries, options);
+    stdfs::remove(world->path("good.tar.zst"));
+
+    const auto before = world->state();
+    auto r = run_in_world(*world, {"setup", "--bundle", out("bad.tar.zst"), "-p", out("new-prefix"),
+                                   "--python", hostile_python, "--no-smoke-test"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;  // a damaged bundle, as docs/cli.md says
+    EXPECT_NE(r.err.find("manifest.json lists an invalid member \"artifacts/" + to +
+                         "\": 'CON.whl' cannot be a cached file name: 'CON' is a device name on "
+                         "Windows, not a file"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(VictimWorld::changes(before, world->state()), "");
+    stdfs::remove(world->path("bad.tar.zst"));
 }
 
 }  // namespace
