@@ -125,4 +125,15 @@ util::Expected<std::string, std::string> read_input_file(const std::filesystem::
 #endif
 }
 
+bool readable_by_everyone(const std::filesystem::path& path) {
+#ifndef _WIN32
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return true;
+    return (st.st_mode & S_IROTH) != 0;
+#else
+    (void)path;
+    return true;
+#endif
+}
+
 }  // namespace aitk::fs

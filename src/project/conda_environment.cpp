@@ -167,7 +167,7 @@ class EnvironmentReader {
 
     // The pip items joined into one requirements text, each line mapped back to its item.
     RequirementsFile read_pip() const {
-        detail::RequirementsSource source{std::string(file_), base_dir_, {}};
+        detail::RequirementsSource source{std::string(file_), base_dir_, {}, {}};
         std::string text;
         for (const auto& item : pip_items_) {
             std::size_t k = 0;

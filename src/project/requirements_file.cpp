@@ -114,8 +114,6 @@ void push_unique(std::vector<std::string>& list, std::string value) {
     if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(std::move(value));
 }
 
-}  // namespace
-
 // Whether `file` lies inside `root` (both made absolute and free of links, so a link in the
 // input's folder that points at /etc/shadow counts as outside).
 bool lies_inside(const std::filesystem::path& file, const std::filesystem::path& root) {
@@ -127,14 +125,18 @@ bool lies_inside(const std::filesystem::path& file, const std::filesystem::path&
     return !relative.empty() && *relative.begin() != "..";
 }
 
+// Why the lines of a file on disk are not shown, or empty (fs::readable_by_everyone).
+std::string private_file_reason(const std::filesystem::path& path) {
+    return fs::readable_by_everyone(path) ? std::string()
+                                          : "not everyone may read the file, so it stays private";
+}
+
 std::filesystem::path real_folder(const std::filesystem::path& folder) {
     std::error_code ec;
     auto absolute = std::filesystem::absolute(folder.empty() ? "." : folder, ec);
     auto real = std::filesystem::weakly_canonical(absolute, ec);
     return ec ? absolute.lexically_normal() : real;
 }
-
-namespace {
 
 class Parser {
   public:
@@ -206,14 +208,13 @@ class Parser {
 
     InputProblem problem_at(const RequirementsSource& source, const LogicalLine& line,
                             LineError error) const {
-        if (source.outside) {
+        if (!source.hidden_because.empty()) {
             // What is wrong would quote the line; its place is what the user needs.
-            return InputProblem{
-                locate(source, line, error.offset),
-                "this line is not a valid requirement or option (its text is not shown: the "
-                "file lies outside " +
-                    util::utf8_of(root_) + ", the folder of the input)",
-                "fix the line, or the -r/-c line that names " + source.label};
+            return InputProblem{locate(source, line, error.offset),
+                                "this line is not a valid requirement or option (its text is not "
+                                "shown: " +
+                                    source.hidden_because + ")",
+                                "fix the line, or the -r/-c line that names " + source.label};
         }
         return InputProblem{locate(source, line, error.offset),
                             util::conceal(error.message, line.expansions),
@@ -452,10 +453,18 @@ class Parser {
             result_.files.push_back(path);
         }
         chain_.push_back(label);
-        RequirementsSource nested{label, path.parent_path(), {}, !lies_inside(path, root_)};
+        RequirementsSource nested{label, path.parent_path(), {}, hidden_because(path)};
         auto problem = parse(*text, nested, constraint);
         chain_.pop_back();
         return problem;
+    }
+
+    // Why lines of the file at `path`, included from the input, are not shown; empty: they are.
+    std::string hidden_because(const std::filesystem::path& path) const {
+        if (!lies_inside(path, root_)) {
+            return "the file lies outside " + util::utf8_of(root_) + ", the folder of the input";
+        }
+        return options_.read ? std::string() : private_file_reason(path);
     }
 
     const RequirementsReadOptions& options_;
@@ -488,7 +497,11 @@ Loaded<RequirementsFile> read_requirements_file(const std::filesystem::path& pat
                                    "cannot read requirements file: " + text.error(),
                                    "check the path");
     }
-    detail::RequirementsSource source{util::utf8_of(path), path.parent_path(), {}};
+    detail::RequirementsSource source{
+        util::utf8_of(path),
+        path.parent_path(),
+        {},
+        options.read ? std::string() : detail::private_file_reason(path)};
     auto file = detail::parse_requirements_source(*text, source, options);
     if (!file) return file;
     file->files.insert(file->files.begin(), path);
@@ -498,7 +511,7 @@ Loaded<RequirementsFile> read_requirements_file(const std::filesystem::path& pat
 Loaded<RequirementsFile> parse_requirements_text(std::string_view text,
                                                  const std::filesystem::path& file,
                                                  const RequirementsReadOptions& options) {
-    detail::RequirementsSource source{util::utf8_of(file), file.parent_path(), {}};
+    detail::RequirementsSource source{util::utf8_of(file), file.parent_path(), {}, {}};
     return detail::parse_requirements_source(text, source, options);
 }
 
@@ -511,7 +524,7 @@ Loaded<RequirementLine> parse_requirement_line(std::string_view text, const Sour
     line.first_line = 1;
     for (std::size_t k = 0; k < trimmed.size(); ++k)
         line.origins.push_back(detail::TextOrigin{1, static_cast<std::uint32_t>(lead + k + 1)});
-    detail::RequirementsSource source{where.file, base_dir, {{where.line, where.column}}};
+    detail::RequirementsSource source{where.file, base_dir, {{where.line, where.column}}, {}};
     RequirementsReadOptions options;
     detail::Parser parser(options, base_dir);
     if (trimmed.empty()) {

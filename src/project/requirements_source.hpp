@@ -18,9 +18,10 @@ struct RequirementsSource {
     // Where physical line i + 1 of the text starts in `label` (line, column); empty: the text
     // is the file itself.
     std::vector<std::pair<std::size_t, std::size_t>> line_starts;
-    // The file lies outside the folder of the input the user named (an `-r /etc/shadow`): a
-    // problem in it gives its place, never its text.
-    bool outside = false;
+    // Why a problem in this text gives its place but never its text, or empty: the file lies
+    // outside the folder of the input the user named (an `-r /etc/shadow` inside it), or not
+    // everyone may read it (fs::readable_by_everyone).
+    std::string hidden_because;
 };
 
 Loaded<RequirementsFile> parse_requirements_source(std::string_view text,

@@ -107,6 +107,24 @@ TEST_F(HostileSecrets, ALineOfAFileOutsideTheInputsFolderIsNeverShown) {
     }
 }
 
+#ifndef _WIN32
+TEST_F(HostileSecrets, ALineOfAFileNotEveryoneMayReadIsNeverShown) {
+    // Before: "lock -r /etc/shadow" printed root's line. A file of mode 0600 or 0640 (a token
+    // file, /etc/shadow) is private even when it is the input itself.
+    const auto file = write("private/requirements.txt", "victim\nuser:PRIVATEVALUE:1:2\n");
+    stdfs::permissions(file, stdfs::perms::owner_read | stdfs::perms::owner_write);
+    const auto before = world->state();
+    auto r = run_in_world(*world, lock_args("-r", file));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(file + ":2:5: this line is not a valid requirement or option (its text "
+                                "is not shown: not everyone may read the file"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("PRIVATEVALUE"), std::string::npos) << r.err;
+    EXPECT_EQ(VictimWorld::changes(before, world->state()), "");
+}
+#endif
+
 TEST_F(HostileSecrets, ALineOfANestedFileInsideTheFolderIsStillShown) {
     write("nested/sub/more.txt", "victim\nnot a requirement!\n");
     const auto file = write("nested/requirements.txt", "victim\n-r sub/more.txt\n");

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "aitk/fs/file.hpp"
+#include "aitk/fs/temp.hpp"
 #include "aitk/project/conda_environment.hpp"
 #include "aitk/project/requirements_file.hpp"
 
@@ -74,6 +76,27 @@ TEST(InputSecrets, ALineOfANestedFileInsideTheFolderIsShown) {
     EXPECT_NE(parsed.error().message.find("not a requirement!"), std::string::npos)
         << parsed.error().message;
 }
+
+#ifndef _WIN32
+TEST(InputSecrets, ALineOfAFileNotEveryoneMayReadIsNotShown) {
+    auto dir = fs::TempDir::create("aitk-private");
+    const auto file = dir.path() / "requirements.txt";
+    fs::write_file_atomic(file, "victim\ntoken=PRIVATEVALUE\n");
+    std::filesystem::permissions(file, std::filesystem::perms::owner_read);
+    auto parsed = read_requirements_file(file);
+    ASSERT_FALSE(parsed);
+    EXPECT_EQ(parsed.error().where.line, 2u);
+    EXPECT_NE(parsed.error().message.find("not everyone may read the file"), std::string::npos);
+    EXPECT_EQ(parsed.error().message.find("PRIVATEVALUE"), std::string::npos)
+        << parsed.error().message;
+    // Readable by everyone: the line is quoted as before.
+    std::filesystem::permissions(file, std::filesystem::perms::others_read,
+                                 std::filesystem::perm_options::add);
+    parsed = read_requirements_file(file);
+    ASSERT_FALSE(parsed);
+    EXPECT_NE(parsed.error().message.find("PRIVATEVALUE"), std::string::npos);
+}
+#endif
 
 TEST(InputNames, AnEnvironmentYmlNameMustBeOneFileName) {
     auto env = parse_conda_environment("name: ../../x\ndependencies:\n  - pip\n", "env.yml");

@@ -42,4 +42,10 @@ inline constexpr InputFileKind config_file{"a configuration file", 1ull << 20};
 util::Expected<std::string, std::string> read_input_file(const std::filesystem::path& path,
                                                          const InputFileKind& kind);
 
+// Whether everyone may read the file (POSIX: its mode has S_IROTH, as a requirements file's
+// 0644 does; /etc/shadow's 0640 and a token file's 0600 do not). Messages never quote a line of
+// a file that is not: it was meant to stay private. True on Windows, which has no such bit, and
+// when the file cannot be looked at.
+bool readable_by_everyone(const std::filesystem::path& path);
+
 }  // namespace aitk::fs
