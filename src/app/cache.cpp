@@ -6,6 +6,7 @@
 
 #include "aitk/cache/cache.hpp"
 #include "aitk/cache/maintenance.hpp"
+#include "aitk/util/byte_size.hpp"
 #include "aitk/util/error.hpp"
 
 namespace aitk::app {
@@ -44,20 +45,7 @@ CacheReport describe(const cache::CacheInfo& info, std::string_view heading) {
 }  // namespace
 
 std::string human_bytes(std::uint64_t bytes) {
-    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = static_cast<double>(bytes);
-    std::size_t unit = 0;
-    while (value >= 1024.0 && unit + 1 < std::size(units)) {
-        value /= 1024.0;
-        ++unit;
-    }
-    char out[32];
-    if (unit == 0) {
-        std::snprintf(out, sizeof out, "%llu B", static_cast<unsigned long long>(bytes));
-    } else {
-        std::snprintf(out, sizeof out, "%.1f %s", value, units[unit]);
-    }
-    return out;
+    return util::human_bytes(bytes);
 }
 
 std::filesystem::path resolve_cache_root(const std::string& flag, const cache::Environment& env) {

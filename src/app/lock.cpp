@@ -21,6 +21,7 @@
 #include "aitk/platform/tables.hpp"
 #include "aitk/python/standalone.hpp"
 #include "aitk/resolve/resolver.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
@@ -402,10 +403,7 @@ std::unique_ptr<HostSourceInspector> make_inspector(Session& session, const Lock
 std::optional<lock::Lockfile> read_existing(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return std::nullopt;
-    auto text = fs::read_file(path);
-    auto parsed = lock::parse_lockfile(text, util::utf8_of(path));
-    if (!parsed) throw parsed.error().to_error();
-    return std::move(*parsed);
+    return read_lockfile(path);
 }
 
 // One lock of `targets` (default `default_id`) into `outcome`, which carries the path and the
@@ -516,10 +514,31 @@ void lock_for_machine(Session& session, const LockRequest& request,
                                  host.choice.reason + "):\n" + util::join(passed, "\n"));
 }
 
-}  // namespace
+// The name a lockfile and its `name:` take from the inputs: a plain file name. The readers of
+// environment.yml and manifests refuse a bad `name:` where it is written; this catches the names
+// taken from a file's stem.
+void check_lock_name(const project::ProjectInput& input) {
+    if (auto problem = util::path_name_problem(input.name)) {
+        throw util::InputError(input.name_where.to_string() + ": the lock's name '" + input.name +
+                                   "' cannot name a file: " + *problem,
+                               std::string(util::path_name_rule) + "; or rename the input");
+    }
+}
 
-LockOutcome run_lock(Session& session, const LockRequest& request) {
-    auto input = load_project_input(request.input, session.cwd(), session.environment());
+// `e` again, its message and hint showing ${VAR} references instead of their values.
+[[noreturn]] void rethrow_concealed(const util::Error& e,
+                                    const std::vector<util::Concealed>& concealed) {
+    std::string message = util::conceal(e.what(), concealed);
+    std::string hint = util::conceal(e.hint(), concealed);
+    if (dynamic_cast<const resolve::Unsatisfiable*>(&e) != nullptr)
+        throw resolve::Unsatisfiable(std::move(message), std::move(hint));
+    if (dynamic_cast<const util::InputError*>(&e) != nullptr)
+        throw util::InputError(std::move(message), std::move(hint));
+    throw util::Error(e.code(), std::move(message), std::move(hint));
+}
+
+LockOutcome lock_input(Session& session, const LockRequest& request,
+                       const project::ProjectInput& input) {
     LockOutcome outcome;
     outcome.notes = input.notes;
     outcome.destination = request.output
@@ -540,6 +559,26 @@ LockOutcome run_lock(Session& session, const LockRequest& request) {
     } else {
         lock_targets(session, request, input, choose_targets(named), {}, outcome);
     }
+    return outcome;
+}
+
+}  // namespace
+
+LockOutcome run_lock(Session& session, const LockRequest& request) {
+    const auto input = load_project_input(request.input, session.cwd(), session.environment());
+    check_lock_name(input);
+    if (input.concealed.empty()) return lock_input(session, request, input);
+    LockOutcome outcome;
+    try {
+        outcome = lock_input(session, request, input);
+    } catch (const util::Error& e) {
+        rethrow_concealed(e, input.concealed);
+    }
+    for (auto* texts : {&outcome.notes, &outcome.passed_over}) {
+        for (auto& text : *texts)
+            text = util::conceal(text, input.concealed);
+    }
+    outcome.target_reason = util::conceal(outcome.target_reason, input.concealed);
     return outcome;
 }
 

@@ -44,7 +44,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                      "Lockfile to write (default lockfiles/<name>.lock.yml)");
     lock->add_option("--target", a->targets,
                      "OS-ARCH-BACKEND, repeatable (default: the manifest's targets, else this "
-                     "machine)");
+                     "machine)")
+        ->check(target_id_check());
     lock->add_option("--python", a->python, "Python X.Y or X.Y.Z (default: the manifest's)");
     lock->add_option("--backend", a->backend,
                      "This machine's backend when it is the target (auto = detect); honoured "

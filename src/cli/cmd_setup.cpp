@@ -44,9 +44,11 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         "--backend", args->backend,
         "Use this torch backend (auto = decide from the project's torch and this "
         "machine; default: AITK_ENV_TORCH_BACKEND); honoured or refused, never replaced");
-    setup->add_option("--target", args->target,
-                      "OS-ARCH-BACKEND: the lock target to install (with -l) or to lock for; "
-                      "honoured or refused, never replaced");
+    setup
+        ->add_option("--target", args->target,
+                     "OS-ARCH-BACKEND: the lock target to install (with -l) or to lock for; "
+                     "honoured or refused, never replaced")
+        ->check(target_id_check());
     setup->add_flag("--force", args->force,
                     "With --backend or --target: install that build even if this machine cannot "
                     "run it (e.g. to prepare a prefix for another machine)");
