@@ -12,6 +12,7 @@
 #include "aitk/cache/cache.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
+#include "aitk/fs/input_file.hpp"
 #include "aitk/fs/path.hpp"
 #include "aitk/python/standalone.hpp"
 #include "aitk/util/error.hpp"
@@ -72,15 +73,18 @@ struct Manifest {
 };
 
 // The filename of an "artifacts/<sha256>/<filename>" or "python/<sha256>/<filename>" member,
-// after checking that the path has exactly that shape for `sha256`.
-std::optional<std::string> member_filename(const BundleMember& m) {
+// after checking that the path has exactly that shape for `sha256` and that the filename is one
+// file name (util::path_name_problem, through cache::checked_filename); else why not.
+util::Expected<std::string, std::string> member_filename(const BundleMember& m) {
     const std::string prefix = m.kind == BundleMemberKind::python ? "python/" : "artifacts/";
-    if (!m.path.starts_with(prefix + m.sha256 + "/")) return std::nullopt;
+    if (!m.path.starts_with(prefix + m.sha256 + "/")) {
+        return util::Unexpected("it is not " + prefix + "<its sha256>/<file name>");
+    }
     std::string filename = m.path.substr(prefix.size() + m.sha256.size() + 1);
     try {
         return cache::checked_filename(filename);
-    } catch (const util::Error&) {
-        return std::nullopt;
+    } catch (const util::Error& e) {
+        return util::Unexpected(std::string(e.what()));
     }
 }
 
@@ -125,9 +129,14 @@ Manifest parse_manifest(const stdfs::path& bundle, const std::string& text) {
                 refuse(bundle, "manifest.json lists an invalid member \"" + member.path + "\"");
             }
             if (!kind ||
-                (member.kind == BundleMemberKind::lock) != (member.path == bundle_lock_member) ||
-                (member.kind != BundleMemberKind::lock && !member_filename(member))) {
+                (member.kind == BundleMemberKind::lock) != (member.path == bundle_lock_member)) {
                 refuse(bundle, "manifest.json lists an invalid member \"" + member.path + "\"");
+            }
+            if (member.kind != BundleMemberKind::lock) {
+                if (auto filename = member_filename(member); !filename) {
+                    refuse(bundle, "manifest.json lists an invalid member \"" + member.path +
+                                       "\": " + filename.error());
+                }
             }
             if (!paths.insert(member.path).second) {
                 refuse(bundle, "manifest.json lists " + member.path + " twice");
@@ -280,7 +289,9 @@ ImportedBundle import_bundle(const stdfs::path& bundle, const stdfs::path& cache
     }
     check_members(bundle, manifest, extracted);
 
-    const std::string lock_text = fs::read_file(members / std::string(bundle_lock_member));
+    auto read = fs::read_input_file(members / std::string(bundle_lock_member), fs::lockfile);
+    if (!read) refuse(bundle, "lock.yml: " + read.error());
+    const std::string lock_text = std::move(*read);
     auto parsed = lock::parse_lockfile(lock_text, util::utf8_of(bundle) + "!lock.yml");
     if (!parsed) refuse(bundle, std::string("lock.yml: ") + parsed.error().to_error().what());
     check_against_lock(bundle, manifest, *parsed);

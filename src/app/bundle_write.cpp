@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "aitk/app/bundle.hpp"
+#include "aitk/app/lock.hpp"
 #include "aitk/app/source_builds.hpp"
 #include "aitk/archive/writer.hpp"
 #include "aitk/cache/cache.hpp"
@@ -322,12 +323,7 @@ void write_bundle_archive(const stdfs::path& out_path, const lock::Lockfile& loc
 // read the lock → plan the members → fetch them into the cache → check them → the archive.
 BundleOutcome write_bundle(Session& session, const BundleRequest& request) {
     const stdfs::path lock_path = fs::absolute_from(session.cwd(), request.lockfile);
-    std::error_code ec;
-    if (!stdfs::is_regular_file(lock_path, ec)) {
-        throw util::InputError(util::utf8_of(lock_path) + " does not exist",
-                               "make one with `aitk-env lock`");
-    }
-    const std::string lock_text = fs::read_file(lock_path);
+    const std::string lock_text = read_lockfile_text(lock_path);
     auto parsed = lock::parse_lockfile(lock_text, util::utf8_of(lock_path));
     if (!parsed) throw parsed.error().to_error();
     const lock::Lockfile& lock = *parsed;

@@ -12,6 +12,7 @@
 #include "aitk/cache/maintenance.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/install/installed.hpp"
+#include "aitk/util/byte_size.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/parallel.hpp"
 
@@ -205,20 +206,7 @@ CacheReport cache_verify(const std::filesystem::path& root, bool repair) {
 }
 
 std::string human_bytes(std::uint64_t bytes) {
-    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = static_cast<double>(bytes);
-    std::size_t unit = 0;
-    while (value >= 1024.0 && unit + 1 < std::size(units)) {
-        value /= 1024.0;
-        ++unit;
-    }
-    char out[32];
-    if (unit == 0) {
-        std::snprintf(out, sizeof out, "%llu B", static_cast<unsigned long long>(bytes));
-    } else {
-        std::snprintf(out, sizeof out, "%.1f %s", value, units[unit]);
-    }
-    return out;
+    return util::human_bytes(bytes);
 }
 
 std::filesystem::path resolve_cache_root(const std::string& flag, const cache::Environment& env) {

@@ -9,7 +9,7 @@
 #include "aitk/app/machine.hpp"
 #include "aitk/app/native_check.hpp"
 #include "aitk/app/torch_choice.hpp"
-#include "aitk/fs/file.hpp"
+#include "aitk/fs/input_file.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/platform/gpu_models.hpp"
 #include "aitk/platform/json.hpp"
@@ -80,12 +80,13 @@ Wanted read_wanted(const DoctorOptions& options, const platform::Tables& tables)
     if (options.manifest.empty()) return w;
     std::string name = util::utf8_of(options.manifest);
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(options.manifest, ec)) {
+    if (!std::filesystem::exists(options.manifest, ec)) {
         throw util::InputError("manifest " + name + " does not exist",
                                "pass an existing file with -m");
     }
-    std::string text = fs::read_file(options.manifest);
-    auto m = platform::parse_manifest_hardware(text, name);
+    auto text = fs::read_input_file(options.manifest, fs::manifest_file);
+    if (!text) throw util::InputError("manifest " + name + ": " + text.error());
+    auto m = platform::parse_manifest_hardware(*text, name);
     if (!m) throw util::InputError(m.error().describe());
     if (m->torch_version) {
         auto v = pep::Version::parse(*m->torch_version);

@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "aitk/app/lock.hpp"
 #include "aitk/app/prefix.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/path.hpp"
@@ -42,13 +43,11 @@ Loaded load(const ExportRequest& request) {
     if (request.lockfile) {
         out.label = request.lockfile->string();
         out.path = absolute(*request.lockfile, request.cwd);
-        if (!stdfs::is_regular_file(out.path, ec)) {
+        if (!stdfs::exists(out.path, ec)) {
             throw util::InputError(out.label + ": no such lockfile",
                                    "write one with `aitk-env lock -o " + out.label + "`");
         }
-        auto parsed = lock::parse_lockfile(fs::read_file(out.path), out.label);
-        if (!parsed) throw parsed.error().to_error();
-        out.lock = std::move(*parsed);
+        out.lock = read_lockfile(out.path, out.label);
         return out;
     }
     const stdfs::path prefix = absolute(*request.prefix, request.cwd);

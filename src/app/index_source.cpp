@@ -32,6 +32,7 @@ struct IndexPackageSource::Project {
     std::size_t python_excluded = 0;
     std::size_t sdists_refused = 0;
     std::set<std::string> platforms_offered;
+    std::vector<HashRefusal> hash_refused;  // files of pinned versions whose digests differ
 
     const VersionFiles* find(const pep::Version& version) const {
         for (const auto& v : versions) {
@@ -78,6 +79,8 @@ void IndexPackageSource::index_project(Project& project, index::ProjectOutcome o
         std::size_t file;
         std::size_t rank;  // wheels by tag priority; sdists after every wheel
     };
+    const project::HashPin* pin =
+        target_.hash_checking ? target_.hash_checking->find(project.listing.project) : nullptr;
     std::map<pep::Version, std::vector<Scored>> by_version;
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& file = files[i];
@@ -101,6 +104,14 @@ void IndexPackageSource::index_project(Project& project, index::ProjectOutcome o
         }
         if (!index::requires_python_allows(file, target_.python)) {
             ++project.python_excluded;
+            continue;
+        }
+        if (pin && pin->judge(file.hashes) == project::HashPin::Verdict::refused) {
+            if (pin->specifier.contains(file.version(), true)) {
+                project.hash_refused.push_back({project.listing.project, file.version(),
+                                                file.filename, util::strip_credentials(file.url),
+                                                file.hashes, pin});
+            }
             continue;
         }
         by_version[file.version()].push_back({i, rank});
@@ -302,7 +313,9 @@ resolve::DependencyResult IndexPackageSource::dependencies(const std::string& na
     return std::move(*info);
 }
 
-void IndexPackageSource::lookahead(const resolve::ResolveOptions& options) { rules_ = options; }
+void IndexPackageSource::lookahead(const resolve::ResolveOptions& options) {
+    rules_ = options;
+}
 
 std::optional<std::size_t> IndexPackageSource::likely_version(const std::string& name,
                                                               const Project& project) const {
@@ -334,8 +347,7 @@ std::optional<std::size_t> IndexPackageSource::likely_version(const std::string&
         // The lockfile's version, kept whenever it is still allowed (Solver's preference).
         if (auto it = rules_->preferences.find(name); it != rules_->preferences.end()) {
             for (std::size_t i = 0; i < project.versions.size(); ++i) {
-                if (project.versions[i].version == it->second &&
-                    admits(it->second, true)) {
+                if (project.versions[i].version == it->second && admits(it->second, true)) {
                     return i;
                 }
             }
@@ -536,12 +548,27 @@ std::string IndexPackageSource::explain(const std::string& name, const std::stri
         reasons.push_back(std::to_string(project.python_excluded) +
                           " files need another Python than " + target_.python.to_string());
     }
+    if (!project.hash_refused.empty()) {
+        reasons.push_back(std::to_string(project.hash_refused.size()) +
+                          " files of the pinned version have digests that match none of the "
+                          "hashes pinned at " +
+                          project.hash_refused.front().pin->where.to_string());
+    }
     if (project.sdists_refused > 0) {
         reasons.push_back(std::to_string(project.sdists_refused) +
                           " sdists are not used (binary only)");
     }
     (void)specifier;
     return util::join(reasons, "; ");
+}
+
+std::vector<HashRefusal> IndexPackageSource::hash_refusals() const {
+    std::vector<HashRefusal> out;
+    for (const auto& [name, project] : projects_) {
+        if (project)
+            out.insert(out.end(), project->hash_refused.begin(), project->hash_refused.end());
+    }
+    return out;
 }
 
 std::optional<ChosenFile> IndexPackageSource::chosen_file(const std::string& name,

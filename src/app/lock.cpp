@@ -21,9 +21,11 @@
 #include "aitk/platform/tables.hpp"
 #include "aitk/python/standalone.hpp"
 #include "aitk/resolve/resolver.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
+#include "hash_checks.hpp"
 #include "hash_downloads.hpp"
 #include "lock_sources.hpp"
 
@@ -322,6 +324,10 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     TargetLock out;
     auto python_version = *pep::Version::parse(python);
     auto routing = routing_for(request, input, target);
+    // pip's hash-checking mode: the lines it refuses stop the lock before any download.
+    const auto hash_checking =
+        project::hash_checking_for(input, target, request.input.require_hashes);
+    refuse_unhashable_lines(hash_checking, target.id());
 
     index::ClientOptions client_options;
     client_options.offline = session.offline();
@@ -338,6 +344,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     source_target.python = python_version;
     source_target.only_binary = name_set(input.options.only_binary);
     source_target.no_binary = name_set(input.options.no_binary);
+    if (hash_checking.on) source_target.hash_checking = &hash_checking;
     IndexPackageSource source(client, source_target, inspector);
     const lock::LockedTarget* previous_target =
         previous ? previous->find_target(target.id()) : nullptr;
@@ -352,6 +359,8 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     try {
         resolution = resolve::resolve(source, roots, options);
     } catch (const resolve::Unsatisfiable& e) {
+        // A pinned file left out for its digest is why, whatever else the resolver says.
+        throw_if_refused_for_hashes(source.hash_refusals(), target.id());
         throw resolve::Unsatisfiable("no environment satisfies the requirements for " +
                                      target.id() + " (Python " + python + "):\n" + e.what());
     }
@@ -363,6 +372,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
                                                      editables.count(package.name) > 0));
     }
     fill_missing_hashes(session, out.locked.packages);
+    check_locked_hashes(session, hash_checking, out.locked.packages, target.id());
     for (const auto& note : source.notes())
         out.notes.push_back(target.id() + ": " + note);
     return out;
@@ -393,10 +403,7 @@ std::unique_ptr<HostSourceInspector> make_inspector(Session& session, const Lock
 std::optional<lock::Lockfile> read_existing(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return std::nullopt;
-    auto text = fs::read_file(path);
-    auto parsed = lock::parse_lockfile(text, util::utf8_of(path));
-    if (!parsed) throw parsed.error().to_error();
-    return std::move(*parsed);
+    return read_lockfile(path);
 }
 
 // One lock of `targets` (default `default_id`) into `outcome`, which carries the path and the
@@ -467,6 +474,7 @@ void lock_for_machine(Session& session, const LockRequest& request,
                       const project::ProjectInput& input, LockOutcome& outcome) {
     auto host = choose_host_builds(input, *request.machine);
     std::vector<std::string> passed;
+    std::unique_ptr<HashMismatch> first_mismatch;
     for (std::size_t i = 0; i < host.attempts.size(); ++i) {
         const auto& attempt = host.attempts[i];
         LockOutcome tried = outcome;
@@ -476,6 +484,14 @@ void lock_for_machine(Session& session, const LockRequest& request,
         } catch (const resolve::Unsatisfiable& e) {
             // One build only: its own explanation is the answer.
             if (request.check || host.attempts.size() == 1) throw;
+            passed.push_back(attempt.target + " passed over: " + e.what());
+            continue;
+        } catch (const HashMismatch& e) {
+            // The pinned files may be another build's (hashes of the cu126 wheels on a machine
+            // that runs cu128 too): the next build is tried; the first mismatch is the answer
+            // when none fits.
+            if (request.check || host.attempts.size() == 1) throw;
+            if (!first_mismatch) first_mismatch = std::make_unique<HashMismatch>(e);
             passed.push_back(attempt.target + " passed over: " + e.what());
             continue;
         }
@@ -493,14 +509,36 @@ void lock_for_machine(Session& session, const LockRequest& request,
         outcome = std::move(tried);
         return;
     }
+    if (first_mismatch) throw HashMismatch(*first_mismatch);
     throw resolve::Unsatisfiable("no build this machine runs satisfies the requirements (" +
                                  host.choice.reason + "):\n" + util::join(passed, "\n"));
 }
 
-}  // namespace
+// The name a lockfile and its `name:` take from the inputs: a plain file name. The readers of
+// environment.yml and manifests refuse a bad `name:` where it is written; this catches the names
+// taken from a file's stem.
+void check_lock_name(const project::ProjectInput& input) {
+    if (auto problem = util::path_name_problem(input.name)) {
+        throw util::InputError(input.name_where.to_string() + ": the lock's name '" + input.name +
+                                   "' cannot name a file: " + *problem,
+                               std::string(util::path_name_rule) + "; or rename the input");
+    }
+}
 
-LockOutcome run_lock(Session& session, const LockRequest& request) {
-    auto input = load_project_input(request.input, session.cwd(), session.environment());
+// `e` again, its message and hint showing ${VAR} references instead of their values.
+[[noreturn]] void rethrow_concealed(const util::Error& e,
+                                    const std::vector<util::Concealed>& concealed) {
+    std::string message = util::conceal(e.what(), concealed);
+    std::string hint = util::conceal(e.hint(), concealed);
+    if (dynamic_cast<const resolve::Unsatisfiable*>(&e) != nullptr)
+        throw resolve::Unsatisfiable(std::move(message), std::move(hint));
+    if (dynamic_cast<const util::InputError*>(&e) != nullptr)
+        throw util::InputError(std::move(message), std::move(hint));
+    throw util::Error(e.code(), std::move(message), std::move(hint));
+}
+
+LockOutcome lock_input(Session& session, const LockRequest& request,
+                       const project::ProjectInput& input) {
     LockOutcome outcome;
     outcome.notes = input.notes;
     outcome.destination = request.output
@@ -521,6 +559,26 @@ LockOutcome run_lock(Session& session, const LockRequest& request) {
     } else {
         lock_targets(session, request, input, choose_targets(named), {}, outcome);
     }
+    return outcome;
+}
+
+}  // namespace
+
+LockOutcome run_lock(Session& session, const LockRequest& request) {
+    const auto input = load_project_input(request.input, session.cwd(), session.environment());
+    check_lock_name(input);
+    if (input.concealed.empty()) return lock_input(session, request, input);
+    LockOutcome outcome;
+    try {
+        outcome = lock_input(session, request, input);
+    } catch (const util::Error& e) {
+        rethrow_concealed(e, input.concealed);
+    }
+    for (auto* texts : {&outcome.notes, &outcome.passed_over}) {
+        for (auto& text : *texts)
+            text = util::conceal(text, input.concealed);
+    }
+    outcome.target_reason = util::conceal(outcome.target_reason, input.concealed);
     return outcome;
 }
 

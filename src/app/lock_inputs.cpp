@@ -3,8 +3,8 @@
 #include <system_error>
 
 #include "aitk/app/lock.hpp"
-#include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
+#include "aitk/fs/input_file.hpp"
 #include "aitk/fs/path.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -77,14 +77,25 @@ std::filesystem::path default_lock_output(const InputSelection& input,
     return base / lock::default_lockfile_path(input_name);
 }
 
-lock::Lockfile read_lockfile(const std::filesystem::path& path) {
+std::string read_lockfile_text(const std::filesystem::path& path, const std::string& label) {
+    const std::string shown = label.empty() ? util::utf8_of(path) : label;
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
+    if (!std::filesystem::exists(path, ec)) {
         throw util::InputError(
-            "lockfile " + util::utf8_of(path) + " does not exist",
+            "lockfile " + shown + " does not exist",
             "make one with `aitk-env lock`, or pass the path of an existing one");
     }
-    auto parsed = lock::parse_lockfile(fs::read_file(path), util::utf8_of(path));
+    auto text = fs::read_input_file(path, fs::lockfile);
+    if (!text) {
+        throw util::InputError("lockfile " + shown + ": " + text.error(),
+                               "pass the lockfile `aitk-env lock` wrote");
+    }
+    return std::move(*text);
+}
+
+lock::Lockfile read_lockfile(const std::filesystem::path& path, const std::string& label) {
+    auto parsed = lock::parse_lockfile(read_lockfile_text(path, label),
+                                       label.empty() ? util::utf8_of(path) : label);
     if (!parsed) throw parsed.error().to_error();
     return std::move(*parsed);
 }

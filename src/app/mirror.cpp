@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "aitk/app/lock.hpp"
 #include "aitk/archive/reader.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
@@ -211,10 +212,8 @@ std::vector<LockedArtifact> locked_artifacts(const lock::Lockfile& lock,
 }
 
 MirrorOutcome run_mirror(Session& session, const MirrorRequest& request) {
-    auto parsed =
-        lock::parse_lockfile(fs::read_file(request.lockfile), util::utf8_of(request.lockfile));
-    if (!parsed) throw parsed.error().to_error();
-    auto artifacts = locked_artifacts(*parsed, request.targets);
+    const auto parsed = read_lockfile(request.lockfile);
+    auto artifacts = locked_artifacts(parsed, request.targets);
 
     MirrorOutcome outcome;
     outcome.output = request.output;

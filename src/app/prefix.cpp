@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "aitk/app/lock.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/lock.hpp"
 #include "aitk/install/transaction.hpp"
@@ -32,9 +33,7 @@ std::optional<PrefixLock> read_prefix_lock(const install::PrefixLayout& layout) 
     std::error_code ec;
     auto path = layout.state / prefix_lock_file;
     if (!std::filesystem::exists(path, ec)) return std::nullopt;
-    auto parsed = lock::parse_lockfile(fs::read_file(path), util::utf8_of(path));
-    if (!parsed) throw parsed.error().to_error();
-    PrefixLock out{std::move(*parsed), {}};
+    PrefixLock out{read_lockfile(path), {}};
     auto target_path = layout.state / prefix_target_file;
     if (std::filesystem::exists(target_path, ec)) {
         auto text = fs::read_file(target_path);

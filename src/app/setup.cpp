@@ -20,6 +20,7 @@
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
+#include "hash_checks.hpp"
 #include "setup_venv.hpp"
 
 namespace aitk::app {
@@ -167,7 +168,10 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request,
                               SetupOutcome& outcome) {
     if (request.lockfile) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
-        return read_lockfile(outcome.lockfile);
+        auto lockfile = read_lockfile(outcome.lockfile);
+        if (request.input.require_hashes)
+            refuse_unhashed_locked_files(lockfile, util::utf8_of(outcome.lockfile));
+        return lockfile;
     }
     LockRequest lock_request = lock_request_for(session, request);
     std::optional<fs::TempDir> scratch;

@@ -10,6 +10,7 @@
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/project/target.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -62,6 +63,12 @@ util::Expected<DirectReference, std::string> parse_direct_url(std::string_view j
     const auto& sha = std::get<install::DirectUrl::Archive>(direct.info).sha256;
     auto filename = index::url_filename(direct.url);
     if (filename.ends_with(".whl") && direct.subdirectory.empty()) {
+        // The lock's file name becomes a path wherever the lock is used (cache, bundle, mirror).
+        if (auto problem = util::path_name_problem(filename)) {
+            return util::Unexpected("the file name '" + filename + "' of its URL " +
+                                    util::redact_url(direct.url) +
+                                    " cannot name a file: " + *problem);
+        }
         return DirectReference(
             lock::LockedFile{filename, util::strip_credentials(direct.url), sha, std::nullopt});
     }

@@ -4,7 +4,7 @@
 #include <system_error>
 
 #include "aitk/archive/member_path.hpp"
-#include "aitk/fs/file.hpp"
+#include "aitk/fs/input_file.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -146,7 +146,13 @@ util::Loaded<BuildSystem> read_build_system(const std::filesystem::path& project
     const std::filesystem::path file = project_dir / "pyproject.toml";
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) return BuildSystem::legacy_default();
-    return parse_build_system(fs::read_file(file), util::utf8_of(file));
+    auto text = fs::read_input_file(file, fs::pyproject_file);
+    if (!text) {
+        return util::input_problem({util::utf8_of(file), 0, 0},
+                                   "cannot read the project file: " + text.error(),
+                                   "a source tree's pyproject.toml must be a regular file");
+    }
+    return parse_build_system(*text, util::utf8_of(file));
 }
 
 }  // namespace aitk::build

@@ -20,6 +20,7 @@
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -139,19 +140,11 @@ std::string checked_sha256(std::string_view digest) {
 }
 
 std::string checked_filename(std::string_view filename) {
-    auto refuse = [&](const char* why) {
+    auto refuse = [&](const std::string& why) {
         return util::InputError("'" + std::string(filename) +
                                 "' cannot be a cached file name: " + why);
     };
-    if (filename.empty()) throw refuse("it is empty");
-    if (filename == "." || filename == "..") throw refuse("it names a folder");
-    if (filename.size() > 255) throw refuse("it is longer than 255 bytes");
-    for (char c : filename) {
-        auto u = static_cast<unsigned char>(c);
-        if (c == '/' || c == '\\') throw refuse("it contains a path separator");
-        if (c == ':') throw refuse("it contains ':'");
-        if (u < 0x20 || u == 0x7F) throw refuse("it contains a control character");
-    }
+    if (auto problem = util::path_name_problem(filename)) throw refuse(*problem);
     if (fs::is_temp_name(filename)) throw refuse("it looks like a temporary file");
     return std::string(filename);
 }

@@ -29,8 +29,10 @@ Command add_bundle_command(CLI::App& app, GlobalOptions& globals) {
     bundle->add_option("-l,--lock", args->lock, "Lockfile to bundle")->required();
     bundle->add_option("-o,--output", args->output, "Bundle file to write (e.g. env.aitk.tar.zst)")
         ->required();
-    bundle->add_option("--target", args->targets,
-                       "Lock target to include, repeatable (default: every target of the lock)");
+    bundle
+        ->add_option("--target", args->targets,
+                     "Lock target to include, repeatable (default: every target of the lock)")
+        ->check(target_id_check());
     bundle->add_flag("--no-python", args->no_python,
                      "Leave the standalone CPython archives out (the installing machine then "
                      "needs its own Python)");

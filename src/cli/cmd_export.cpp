@@ -29,9 +29,11 @@ Command add_export_command(CLI::App& app, GlobalOptions& globals) {
                          "requirements: for `pip install --require-hashes -r`; pylock: PEP 751; "
                          "dockerfile: an image that runs `aitk-env setup` on the lock)")
         ->required();
-    export_app->add_option("--target", a->target,
-                           "Lock target (default: the prefix's with -p, else the lock's default "
-                           "target)");
+    export_app
+        ->add_option("--target", a->target,
+                     "Lock target (default: the prefix's with -p, else the lock's default "
+                     "target)")
+        ->check(target_id_check());
     export_app->add_option("-o,--output", a->output,
                            "File to write, atomically (default: stdout); a dockerfile export "
                            "also writes .dockerignore beside it");

@@ -20,7 +20,8 @@ namespace {
 struct LockArgs {
     std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto";
     std::vector<std::string> targets, upgrade_packages;
-    bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false;
+    bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
+         require_hashes = false;
 };
 
 }  // namespace
@@ -43,7 +44,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                      "Lockfile to write (default lockfiles/<name>.lock.yml)");
     lock->add_option("--target", a->targets,
                      "OS-ARCH-BACKEND, repeatable (default: the manifest's targets, else this "
-                     "machine)");
+                     "machine)")
+        ->check(target_id_check());
     lock->add_option("--python", a->python, "Python X.Y or X.Y.Z (default: the manifest's)");
     lock->add_option("--backend", a->backend,
                      "This machine's backend when it is the target (auto = detect); honoured "
@@ -59,6 +61,10 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                    "Lock git/sdist/folder requirements as they are written, without fetching or "
                    "building them (their versions and dependencies stay unknown)")
         ->envname("AITK_ENV_NO_BUILD");
+    lock->add_flag("--require-hashes", a->require_hashes,
+                   "pip's hash-checking mode: every requirement pinned with == and hashes, "
+                   "dependencies included (on by itself when any line has a hash)")
+        ->envname("AITK_ENV_REQUIRE_HASHES");
     lock->add_flag("--skip-unmapped", a->skip_unmapped,
                    "environment.yml: go on when conda packages have no PyPI name");
     lock->footer(
@@ -71,6 +77,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         app::LockRequest request;
         request.input = input_selection(a->manifest, a->requirements, a->conda_file, a->project_dir,
                                         a->skip_unmapped);
+        request.input.require_hashes = a->require_hashes;
         request.output = path_or_none(a->output);
         request.targets = a->targets;
         if (!a->python.empty()) request.python = a->python;

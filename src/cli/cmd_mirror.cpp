@@ -29,7 +29,8 @@ Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
         ->required();
     mirror->add_option("--base-url", args->base_url,
                        "URL the folder will be served at: absolute links (default: relative)");
-    mirror->add_option("--target", args->targets, "Only these lock targets (default: all)");
+    mirror->add_option("--target", args->targets, "Only these lock targets (default: all)")
+        ->check(target_id_check());
     mirror->add_option("--rewrite-url", args->rewrite_urls,
                        "FROM=TO: download a locked URL starting with FROM from TO + the rest "
                        "(then AITK_ENV_REWRITE_URL, ~/.config/aitk-env/config.yaml, "

@@ -47,7 +47,8 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     sync->add_option("-l,--lock", a->lock, "Lockfile")->required();
     sync->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     sync->add_option("--target", a->target,
-                     "Lock target (default: the one the prefix was set up for)");
+                     "Lock target (default: the one the prefix was set up for)")
+        ->check(target_id_check());
     sync->add_option("--link-mode", a->link_mode, "auto, reflink, hardlink or copy")
         ->check(CLI::IsMember({"auto", "reflink", "hardlink", "copy"}));
     sync->add_flag("--dry-run", a->dry_run, "Print the plan; change nothing");
@@ -113,7 +114,8 @@ Command add_verify_command(CLI::App& app, GlobalOptions& globals) {
         app.add_subcommand("verify", "Compare the prefix with its lock and RECORD hashes");
     verify->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     verify->add_option("-l,--lock", a->lock, "Lockfile (default: the prefix's own copy)");
-    verify->add_option("--target", a->target, "Lock target (default: the prefix's)");
+    verify->add_option("--target", a->target, "Lock target (default: the prefix's)")
+        ->check(target_id_check());
     verify->footer("Exit codes: 0 clean, 2 bad input, 4 drift found.");
     Command command;
     command.app = verify;

@@ -21,7 +21,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         std::string manifest, lock, requirements, env_file, bundle, project,
             prefix = ".venv", backend = "auto", python, link_mode = "auto", target;
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
-             compile_bytecode = false, no_build = false, force = false;
+             compile_bytecode = false, no_build = false, force = false, require_hashes = false;
         std::vector<std::string> rewrite_urls;
     };
     auto args = std::make_shared<Args>();
@@ -44,9 +44,11 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         "--backend", args->backend,
         "Use this torch backend (auto = decide from the project's torch and this "
         "machine; default: AITK_ENV_TORCH_BACKEND); honoured or refused, never replaced");
-    setup->add_option("--target", args->target,
-                      "OS-ARCH-BACKEND: the lock target to install (with -l) or to lock for; "
-                      "honoured or refused, never replaced");
+    setup
+        ->add_option("--target", args->target,
+                     "OS-ARCH-BACKEND: the lock target to install (with -l) or to lock for; "
+                     "honoured or refused, never replaced")
+        ->check(target_id_check());
     setup->add_flag("--force", args->force,
                     "With --backend or --target: install that build even if this machine cannot "
                     "run it (e.g. to prepare a prefix for another machine)");
@@ -67,6 +69,12 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                       "FROM=TO: download a locked URL starting with FROM from TO + the rest "
                       "(repeatable; the first match wins; then AITK_ENV_REWRITE_URL, "
                       "~/.config/aitk-env/config.yaml, /etc/aitk-env/config.yaml)");
+    setup
+        ->add_flag("--require-hashes", args->require_hashes,
+                   "pip's hash-checking mode for -r/-f/-m (every requirement pinned with == and "
+                   "hashes, dependencies included; on by itself when any line has a hash); "
+                   "with -l: every locked file must have a sha256")
+        ->envname("AITK_ENV_REQUIRE_HASHES");
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -79,6 +87,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         app::SetupRequest request;
         request.input = input_selection(args->manifest, args->requirements, args->env_file,
                                         args->project, args->skip_unmapped);
+        request.input.require_hashes = args->require_hashes;
         request.lockfile = path_or_none(args->lock);
         request.bundle = path_or_none(args->bundle);
         if (!args->target.empty()) request.target = args->target;

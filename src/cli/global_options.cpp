@@ -20,6 +20,7 @@
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -164,6 +165,18 @@ void reread_environment_as_utf8([[maybe_unused]] CLI::App& app,
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
         reread_environment_as_utf8(*sub, argv);
 #endif
+}
+
+CLI::Validator target_id_check() {
+    return CLI::Validator(
+        [](std::string& id) -> std::string {
+            if (auto problem = util::path_name_problem(id)) {
+                return "'" + id + "' is not a target id: " + *problem +
+                       " (targets are written OS-ARCH-BACKEND, such as linux-x86_64-cu130)";
+            }
+            return {};
+        },
+        "OS-ARCH-BACKEND");
 }
 
 void add_global_options(CLI::App& app, GlobalOptions& g) {

@@ -34,6 +34,10 @@ struct GlobalOptions {
 
 void add_global_options(CLI::App& app, GlobalOptions& globals);
 
+// The check of every --target value: a lock target id is a plain name (util::path_name_problem),
+// never a path such as ../../x.
+CLI::Validator target_id_check();
+
 // After parsing, on Windows: every option of `app` (and of its subcommands) that CLI11 filled
 // from its environment variable is parsed again from the variable read as UTF-16. CLI11 reads
 // variables through getenv, in the ANSI code page, which turns "C:\Users\Zoë\cache" into

@@ -1,10 +1,13 @@
 #include "aitk/fs/hash.hpp"
 
+#include "aitk/fs/digest.hpp"
+
 #include <openssl/evp.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -99,6 +102,47 @@ std::string base64url_nopad(const std::uint8_t* data, std::size_t size) {
         out += alphabet[(n >> 18) & 63];
         out += alphabet[(n >> 12) & 63];
         out += alphabet[(n >> 6) & 63];
+    }
+    return out;
+}
+
+std::map<std::string, std::string> file_digests_hex(const std::filesystem::path& path,
+                                                    const std::vector<std::string>& algorithms) {
+    using Context = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+    std::vector<std::pair<std::string, Context>> contexts;
+    for (const auto& name : algorithms) {
+        const EVP_MD* md = EVP_get_digestbyname(name.c_str());
+        if (md == nullptr) throw std::invalid_argument("unknown digest algorithm " + name);
+        Context ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+        if (!ctx || EVP_DigestInit_ex(ctx.get(), md, nullptr) != 1) {
+            throw std::runtime_error("OpenSSL could not start a " + name + " computation");
+        }
+        contexts.emplace_back(name, std::move(ctx));
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw util::Error(util::ExitCode::failure,
+                          "cannot read " + util::utf8_of(path) + ": " + std::strerror(errno));
+    }
+    std::vector<char> buffer(1 << 16);
+    while (in) {
+        in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        const auto got = static_cast<std::size_t>(in.gcount());
+        for (auto& [name, ctx] : contexts) {
+            if (got > 0 && EVP_DigestUpdate(ctx.get(), buffer.data(), got) != 1) {
+                throw std::runtime_error("OpenSSL " + name + " update failed");
+            }
+        }
+    }
+    if (in.bad()) throw util::Error(util::ExitCode::failure, "cannot read " + util::utf8_of(path));
+    std::map<std::string, std::string> out;
+    for (auto& [name, ctx] : contexts) {
+        unsigned char digest[EVP_MAX_MD_SIZE];
+        unsigned int length = 0;
+        if (EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1) {
+            throw std::runtime_error("OpenSSL " + name + " finish failed");
+        }
+        out[name] = util::to_hex(digest, length);
     }
     return out;
 }

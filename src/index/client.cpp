@@ -4,8 +4,9 @@
 #include <ctime>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
-#include "aitk/fs/file.hpp"
+#include "aitk/fs/input_file.hpp"
 #include "aitk/index/simple_page.hpp"
 #include "aitk/index/url.hpp"
 #include "aitk/net/redact.hpp"
@@ -164,7 +165,11 @@ void IndexClient::load_local(const IndexLocation& location) {
             page->status = Page::Status::found;
             return;
         }
-        const std::string body = fs::read_file(*path);
+        // A page the user named: a regular file within the page limit (a FIFO never blocks).
+        auto read = fs::read_input_file(
+            *path, fs::InputFileKind{"a find-links page", options_.page_limits.max_bytes});
+        if (!read) throw std::runtime_error(read.error());
+        const std::string body = std::move(*read);
         auto parsed = parse_html_page(body, path_to_file_url(*path), "", options_.page_limits);
         if (!parsed) {
             page->error =
@@ -216,7 +221,10 @@ void IndexClient::settle_local_page(const PageTask& task, const std::filesystem:
         return;
     }
     try {
-        const std::string body = fs::read_file(file);
+        auto read = fs::read_input_file(
+            file, fs::InputFileKind{"an index page", options_.page_limits.max_bytes});
+        if (!read) throw std::runtime_error(read.error());
+        const std::string body = std::move(*read);
         auto parsed = parse_project_page(body, "", task.url, task.project, options_.page_limits);
         if (!parsed) {
             page->error =

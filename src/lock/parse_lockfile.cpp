@@ -7,6 +7,7 @@
 
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/hex.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/strings.hpp"
 #include "lock_text.hpp"
 #include "yaml_tree.hpp"
@@ -97,6 +98,16 @@ class Reader {
         std::string text = string(node, path);
         if (!util::is_sha256_hex(text)) {
             fail(node, quoted(path) + " must be 64 lower-case hex digits, got " + quoted(text));
+        }
+        return text;
+    }
+    // A name that becomes a path component where the lock is used (a target id, a file name):
+    // util::path_name_problem's rule.
+    std::string path_name(const YamlNode& node, const std::string& path) const {
+        std::string text = non_empty_string(node, path);
+        if (auto problem = util::path_name_problem(text)) {
+            fail(node, quoted(path) + " " + quoted(text) + " cannot name a file: " + *problem,
+                 std::string(util::path_name_rule) + "; lock again with `aitk-env lock`");
         }
         return text;
     }
@@ -281,7 +292,7 @@ LockedFile read_wheel(const Reader& reader, const YamlNode& node, const std::str
     const Fields f(reader, node, path);
     f.check({"filename", "url", "sha256", "size"});
     LockedFile file;
-    file.filename = f.non_empty("filename");
+    file.filename = reader.path_name(f.required("filename"), f.path("filename"));
     file.url = f.non_empty("url");
     file.sha256 = reader.sha256(f.required("sha256"), f.path("sha256"));
     if (const YamlNode* size = f.optional("size"))
@@ -325,7 +336,7 @@ ReadPackage read_package(const Reader& reader, const YamlNode& node, const std::
     f.check({"name", "version", "requested", "index", "extras", "dependencies", "wheel", "source"});
     ReadPackage read;
     LockedPackage& p = read.package;
-    p.name = f.non_empty("name");
+    p.name = reader.path_name(f.required("name"), f.path("name"));
     if (normalised_name(p.name) != p.name) {
         reader.fail(f.required("name"), "package name " + quoted(p.name) + " is not normalised",
                     "write " + quoted(normalised_name(p.name)));
@@ -363,7 +374,7 @@ LockedTarget read_target(const Reader& reader, const YamlNode& node, const std::
     f.check(
         {"id", "os", "arch", "backend", "python", "marker-environment", "variables", "packages"});
     LockedTarget target;
-    target.id = f.non_empty("id");
+    target.id = reader.path_name(f.required("id"), f.path("id"));
     target.os = f.non_empty("os");
     target.arch = f.non_empty("arch");
     target.backend = f.non_empty("backend");

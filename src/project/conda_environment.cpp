@@ -5,6 +5,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "aitk/fs/input_file.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/text.hpp"
 #include "aitk/util/utf8.hpp"
 #include "conda_spec.hpp"
@@ -60,7 +62,16 @@ class EnvironmentReader {
             std::string key = scalar(entry.first, "a key");
             const YAML::Node& value = entry.second;
             if (key == "name") {
-                if (!value.IsNull()) env.name = scalar(value, "`name`");
+                if (!value.IsNull()) {
+                    env.name = scalar(value, "`name`");
+                    env.name_where = where(value);
+                    // The lock is written to lockfiles/<name>.lock.yml, and conda makes
+                    // envs/<name> of the lock's own `name:`.
+                    if (auto problem = util::path_name_problem(env.name)) {
+                        fail(env.name_where, "`name` cannot name a file: " + *problem,
+                             std::string(util::path_name_rule));
+                    }
+                }
             } else if (key == "prefix") {
                 if (!value.IsNull()) env.prefix = scalar(value, "`prefix`");
             } else if (key == "channels") {
@@ -156,7 +167,7 @@ class EnvironmentReader {
 
     // The pip items joined into one requirements text, each line mapped back to its item.
     RequirementsFile read_pip() const {
-        detail::RequirementsSource source{std::string(file_), base_dir_, {}};
+        detail::RequirementsSource source{std::string(file_), base_dir_, {}, {}};
         std::string text;
         for (const auto& item : pip_items_) {
             std::size_t k = 0;
@@ -216,7 +227,7 @@ Loaded<CondaEnvironment> parse_conda_environment(std::string_view yaml, std::str
 
 Loaded<CondaEnvironment> read_conda_environment(const std::filesystem::path& path,
                                                 const RequirementsReadOptions& options) {
-    auto text = options.read ? options.read(path) : detail::read_text_file(path);
+    auto text = options.read ? options.read(path) : fs::read_input_file(path, fs::environment_file);
     if (!text) {
         return util::input_problem(SourceLocation{util::utf8_of(path), 0, 0},
                                    "cannot read environment file: " + text.error(),

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 
-#include "aitk/fs/file.hpp"
+#include "aitk/fs/input_file.hpp"
 #include "aitk/project/target.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/text.hpp"
 #include "aitk/util/utf8.hpp"
@@ -31,8 +32,9 @@ bool is_identifier(std::string_view s) {
                        [](char c) { return util::is_ascii_alnum(c) || c == '_'; });
 }
 
-// Lockfiles are named after the manifest: keep the name a plain file name everywhere.
-bool is_file_safe_name(std::string_view s) {
+// Lockfiles are named after the manifest: beyond util::path_name_problem (a file name on every
+// system), the name keeps to a plain spelling.
+bool is_plain_name(std::string_view s) {
     if (s.empty() || s.size() > 100 || s.front() == '.' || s.front() == '-') return false;
     return std::all_of(s.begin(), s.end(), [](char c) {
         return util::is_ascii_alnum(c) || c == '-' || c == '_' || c == '.';
@@ -204,9 +206,13 @@ Manifest read_tree(const ManifestYaml& y, const YAML::Node& root) {
     YAML::Node name = ManifestYaml::get(root, "name");
     if (!name.IsDefined()) y.fail(root, "", "missing key \"name\"", "add name: my-project");
     m.name = y.string(name, "name");
-    if (!is_file_safe_name(m.name)) {
+    if (!is_plain_name(m.name)) {
         y.fail(name, "name", in_quotes(m.name) + " cannot name a lockfile",
                "use letters, digits, '-', '_' and '.', starting with a letter or digit");
+    }
+    if (auto problem = util::path_name_problem(m.name)) {
+        y.fail(name, "name", in_quotes(m.name) + " cannot name a lockfile: " + *problem,
+               std::string(util::path_name_rule));
     }
     m.description = optional_text(y, root, "description", "");
     m.upstream = optional_text(y, root, "upstream", "");
@@ -299,14 +305,13 @@ Loaded<Manifest> parse_manifest(std::string_view yaml, std::string_view file) {
 }
 
 Loaded<Manifest> read_manifest(const std::filesystem::path& path) {
-    std::string text;
-    try {
-        text = fs::read_file(path);
-    } catch (const std::exception& e) {
-        return util::input_problem({util::utf8_of(path), 0, 0}, e.what(),
+    auto text = fs::read_input_file(path, fs::manifest_file);
+    if (!text) {
+        return util::input_problem({util::utf8_of(path), 0, 0},
+                                   "cannot read the manifest: " + text.error(),
                                    "pass an existing manifest file with -m");
     }
-    return parse_manifest(text, util::utf8_of(path));
+    return parse_manifest(*text, util::utf8_of(path));
 }
 
 std::string_view builtin_manifest_text() {

@@ -154,6 +154,7 @@ Loaded<ProjectInput> from_manifest(const Manifest& manifest,
                                    const RequirementsReadOptions& options) {
     ProjectInput in;
     in.name = manifest.name;
+    in.name_where = SourceLocation{manifest.file, 0, 0};
     in.python_requires = manifest.python_requires;
     in.python_preferred = manifest.python_preferred;
     in.torch_packages = manifest.torch.packages;
@@ -172,6 +173,8 @@ Loaded<ProjectInput> from_manifest(const Manifest& manifest,
         for (const auto& r : list) {
             auto parsed = detail::parse_manifest_line(r, options);
             if (!parsed) return std::move(parsed.error());
+            for (const auto& c : parsed->concealed)
+                util::add_concealed(in.concealed, c);
             add_lines(in.requirements, parsed->requirements, r.when);
             add_lines(in.constraints, parsed->constraints, r.when);
             merge_options(in.options, parsed->options);
@@ -191,6 +194,8 @@ Loaded<ProjectInput> from_manifest(const Manifest& manifest,
         for (const auto& name : manifest.project_requirement_files) {
             auto file = read_requirements_file(*project_dir / name, options);
             if (!file) return util::Unexpected<InputProblem>(std::move(file.error()));
+            for (const auto& c : file->concealed)
+                util::add_concealed(in.concealed, c);
             add_lines(in.requirements, file->requirements, {});
             add_lines(in.constraints, file->constraints, {});
             merge_options(in.options, file->options);
@@ -213,6 +218,9 @@ Loaded<ProjectInput> from_manifest(const Manifest& manifest,
 ProjectInput from_requirements(const RequirementsFile& file, std::string name) {
     ProjectInput in;
     in.name = std::move(name);
+    if (!file.files.empty())
+        in.name_where = SourceLocation{util::utf8_of(file.files.front()), 0, 0};
+    in.concealed = file.concealed;
     add_lines(in.requirements, file.requirements, {});
     add_lines(in.constraints, file.constraints, {});
     in.options = file.options;
@@ -225,6 +233,8 @@ ProjectInput from_conda(const CondaImport& import, const CondaEnvironment& env) 
     ProjectInput in;
     const std::filesystem::path file(env.file);
     in.name = env.name.empty() ? util::utf8_of(file.stem()) : env.name;
+    in.name_where = env.name.empty() ? SourceLocation{env.file, 0, 0} : env.name_where;
+    in.concealed = env.pip.concealed;
     if (import.python) {
         auto v = pep::Version::parse(*import.python);
         if (v && v->release().size() >= 2) {

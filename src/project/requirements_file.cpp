@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "aitk/fs/input_file.hpp"
 #include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/project/requirements_file.hpp"
@@ -113,28 +114,36 @@ void push_unique(std::vector<std::string>& list, std::string value) {
     if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(std::move(value));
 }
 
-}  // namespace
-
-util::Expected<std::string, std::string> read_text_file(const std::filesystem::path& path) {
+// Whether `file` lies inside `root` (both made absolute and free of links, so a link in the
+// input's folder that points at /etc/shadow counts as outside).
+bool lies_inside(const std::filesystem::path& file, const std::filesystem::path& root) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return util::Unexpected(std::string("it is a directory"));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        int error = errno;
-        return util::Unexpected(std::string(error != 0 ? std::strerror(error) : "cannot open it"));
-    }
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad()) return util::Unexpected(std::string("reading failed"));
-    return content.str();
+    const auto real_file =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(file, ec), ec);
+    if (ec) return false;
+    const auto relative = real_file.lexically_relative(root);
+    return !relative.empty() && *relative.begin() != "..";
 }
 
-namespace {
+// Why the lines of a file on disk are not shown, or empty (fs::readable_by_everyone).
+std::string private_file_reason(const std::filesystem::path& path) {
+    return fs::readable_by_everyone(path) ? std::string()
+                                          : "not everyone may read the file, so it stays private";
+}
+
+std::filesystem::path real_folder(const std::filesystem::path& folder) {
+    std::error_code ec;
+    auto absolute = std::filesystem::absolute(folder.empty() ? "." : folder, ec);
+    auto real = std::filesystem::weakly_canonical(absolute, ec);
+    return ec ? absolute.lexically_normal() : real;
+}
 
 class Parser {
   public:
-    explicit Parser(const RequirementsReadOptions& options) : options_(options) {}
+    // `root`: the folder of the input the user named; lines of files outside it are never
+    // shown.
+    Parser(const RequirementsReadOptions& options, const std::filesystem::path& root)
+        : options_(options), root_(real_folder(root)) {}
 
     // Parses one file's text; includes are read and parsed in place.
     std::optional<InputProblem> parse(std::string_view text, const RequirementsSource& source,
@@ -147,6 +156,8 @@ class Parser {
         LogicalLineReader reader(decoded, options_.environment);
         LogicalLine line;
         while (reader.next(line)) {
+            for (const auto& expansion : line.expansions)
+                util::add_concealed(result_.concealed, expansion);
             if (auto problem = handle_line(line, source, constraint, false)) return problem;
         }
         return std::nullopt;
@@ -197,8 +208,17 @@ class Parser {
 
     InputProblem problem_at(const RequirementsSource& source, const LogicalLine& line,
                             LineError error) const {
-        return InputProblem{locate(source, line, error.offset), std::move(error.message),
-                            std::move(error.hint)};
+        if (!source.hidden_because.empty()) {
+            // What is wrong would quote the line; its place is what the user needs.
+            return InputProblem{locate(source, line, error.offset),
+                                "this line is not a valid requirement or option (its text is not "
+                                "shown: " +
+                                    source.hidden_because + ")",
+                                "fix the line, or the -r/-c line that names " + source.label};
+        }
+        return InputProblem{locate(source, line, error.offset),
+                            util::conceal(error.message, line.expansions),
+                            util::conceal(error.hint, line.expansions)};
     }
 
     std::optional<InputProblem> requirement_line(const LogicalLine& line,
@@ -399,7 +419,7 @@ class Parser {
             target = std::filesystem::path(option.value);
         }
         std::filesystem::path path = join_relative(source.base_dir, target);
-        std::string label = util::utf8_of(path);
+        std::string label = util::conceal(util::utf8_of(path), line.expansions);
         if (std::find(chain_.begin(), chain_.end(), label) != chain_.end()) {
             std::string cycle;
             auto first = std::find(chain_.begin(), chain_.end(), label);
@@ -418,7 +438,8 @@ class Parser {
                                             std::to_string(max_include_depth) + " levels deep",
                                         "check the " + flag + " paths for a runaway include"});
         }
-        auto text = options_.read ? options_.read(path) : read_text_file(path);
+        auto text =
+            options_.read ? options_.read(path) : fs::read_input_file(path, fs::requirements_file);
         if (!text) {
             std::string folder = source.base_dir.empty() ? "." : util::utf8_of(source.base_dir);
             return problem_at(
@@ -432,13 +453,22 @@ class Parser {
             result_.files.push_back(path);
         }
         chain_.push_back(label);
-        RequirementsSource nested{label, path.parent_path(), {}};
+        RequirementsSource nested{label, path.parent_path(), {}, hidden_because(path)};
         auto problem = parse(*text, nested, constraint);
         chain_.pop_back();
         return problem;
     }
 
+    // Why lines of the file at `path`, included from the input, are not shown; empty: they are.
+    std::string hidden_because(const std::filesystem::path& path) const {
+        if (!lies_inside(path, root_)) {
+            return "the file lies outside " + util::utf8_of(root_) + ", the folder of the input";
+        }
+        return options_.read ? std::string() : private_file_reason(path);
+    }
+
     const RequirementsReadOptions& options_;
+    std::filesystem::path root_;
     RequirementsFile result_;
     std::vector<std::string> chain_;  // files being read, outermost first
 };
@@ -448,7 +478,7 @@ class Parser {
 Loaded<RequirementsFile> parse_requirements_source(std::string_view text,
                                                    const RequirementsSource& source,
                                                    const RequirementsReadOptions& options) {
-    Parser parser(options);
+    Parser parser(options, source.base_dir);
     parser.chain().push_back(util::utf8_of(std::filesystem::path(source.label).lexically_normal()));
     if (auto problem = parser.parse(text, source, false)) {
         return util::Unexpected(std::move(*problem));
@@ -460,13 +490,18 @@ Loaded<RequirementsFile> parse_requirements_source(std::string_view text,
 
 Loaded<RequirementsFile> read_requirements_file(const std::filesystem::path& path,
                                                 const RequirementsReadOptions& options) {
-    auto text = options.read ? options.read(path) : detail::read_text_file(path);
+    auto text =
+        options.read ? options.read(path) : fs::read_input_file(path, fs::requirements_file);
     if (!text) {
         return util::input_problem(SourceLocation{util::utf8_of(path), 0, 0},
                                    "cannot read requirements file: " + text.error(),
                                    "check the path");
     }
-    detail::RequirementsSource source{util::utf8_of(path), path.parent_path(), {}};
+    detail::RequirementsSource source{
+        util::utf8_of(path),
+        path.parent_path(),
+        {},
+        options.read ? std::string() : detail::private_file_reason(path)};
     auto file = detail::parse_requirements_source(*text, source, options);
     if (!file) return file;
     file->files.insert(file->files.begin(), path);
@@ -476,7 +511,7 @@ Loaded<RequirementsFile> read_requirements_file(const std::filesystem::path& pat
 Loaded<RequirementsFile> parse_requirements_text(std::string_view text,
                                                  const std::filesystem::path& file,
                                                  const RequirementsReadOptions& options) {
-    detail::RequirementsSource source{util::utf8_of(file), file.parent_path(), {}};
+    detail::RequirementsSource source{util::utf8_of(file), file.parent_path(), {}, {}};
     return detail::parse_requirements_source(text, source, options);
 }
 
@@ -489,9 +524,9 @@ Loaded<RequirementLine> parse_requirement_line(std::string_view text, const Sour
     line.first_line = 1;
     for (std::size_t k = 0; k < trimmed.size(); ++k)
         line.origins.push_back(detail::TextOrigin{1, static_cast<std::uint32_t>(lead + k + 1)});
-    detail::RequirementsSource source{where.file, base_dir, {{where.line, where.column}}};
+    detail::RequirementsSource source{where.file, base_dir, {{where.line, where.column}}, {}};
     RequirementsReadOptions options;
-    detail::Parser parser(options);
+    detail::Parser parser(options, base_dir);
     if (trimmed.empty()) {
         return util::input_problem(where, "expected a requirement, found nothing",
                                    "write one requirement such as name>=1.0");

@@ -145,6 +145,7 @@ bool LogicalLineReader::next(LogicalLine& line) {
     while (true) {
         line.text.clear();
         line.origins.clear();
+        line.expansions.clear();
         line.first_line = 0;
         bool pending = false;  // inside a run of lines joined by trailing backslashes
         bool produced = false;
@@ -212,6 +213,7 @@ void LogicalLineReader::finish(LogicalLine& line) const {
                 std::string_view name(line.text.data() + i + 2, j - i - 2);
                 auto value = util::environment_lookup(environment_, name);
                 if (value && !value->empty()) {
+                    line.expansions.push_back({*value, "${" + std::string(name) + "}"});
                     expanded += *value;
                     origins.insert(origins.end(), value->size(), line.origins[i]);
                     i = j + 1;

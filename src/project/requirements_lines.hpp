@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aitk/util/redact.hpp"
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::project::detail {
@@ -23,6 +24,8 @@ struct LogicalLine {
     std::string text;                 // joined, comment cut, stripped, ${VAR} expanded
     std::vector<TextOrigin> origins;  // one per byte of `text`
     std::uint32_t first_line = 0;     // the physical line the logical line starts on
+    // The ${NAME} references replaced in `text`: a message shows the reference, never the value.
+    std::vector<util::Concealed> expansions;
 
     // The origin of text[offset]; an offset at or past the end gives the position just after
     // the last byte.

@@ -18,10 +18,11 @@ struct RequirementsSource {
     // Where physical line i + 1 of the text starts in `label` (line, column); empty: the text
     // is the file itself.
     std::vector<std::pair<std::size_t, std::size_t>> line_starts;
+    // Why a problem in this text gives its place but never its text, or empty: the file lies
+    // outside the folder of the input the user named (an `-r /etc/shadow` inside it), or not
+    // everyone may read it (fs::readable_by_everyone).
+    std::string hidden_because;
 };
-
-// The bytes of a file on disk, or why they could not be read (the default reader).
-util::Expected<std::string, std::string> read_text_file(const std::filesystem::path& path);
 
 Loaded<RequirementsFile> parse_requirements_source(std::string_view text,
                                                    const RequirementsSource& source,

@@ -3,9 +3,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
-#include <sstream>
 #include <system_error>
+
+#include "aitk/fs/input_file.hpp"
 
 namespace aitk::project {
 
@@ -78,15 +78,13 @@ util::Loaded<ToolConfig> parse_tool_config(std::string_view text, const std::str
 util::Loaded<ToolConfig> load_tool_config(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return ToolConfig{};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    auto text = fs::read_input_file(path, fs::config_file);
+    if (!text) {
         return util::input_problem({util::utf8_of(path), 0, 0},
-                                   "cannot read the configuration file",
+                                   "cannot read the configuration file: " + text.error(),
                                    "check its permissions, or remove it");
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_tool_config(text.str(), util::utf8_of(path));
+    return parse_tool_config(*text, util::utf8_of(path));
 }
 
 }  // namespace aitk::project

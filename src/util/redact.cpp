@@ -76,4 +76,34 @@ std::string scrub_credentials(std::string_view text, std::string_view url) {
     return out;
 }
 
+std::string conceal(std::string_view text, const std::vector<Concealed>& values) {
+    constexpr std::size_t shortest = 3;  // the limit replace_all keeps, for the same reason
+    if (values.empty()) return std::string(text);
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const Concealed* match = nullptr;
+        for (const auto& v : values) {
+            if (v.value.size() < shortest || text.compare(i, v.value.size(), v.value) != 0)
+                continue;
+            if (match == nullptr || v.value.size() > match->value.size()) match = &v;
+        }
+        if (match != nullptr) {
+            out += match->shown;
+            i += match->value.size();
+        } else {
+            out += text[i++];
+        }
+    }
+    return out;
+}
+
+void add_concealed(std::vector<Concealed>& into, const Concealed& value) {
+    for (const auto& v : into) {
+        if (v == value) return;
+    }
+    into.push_back(value);
+}
+
 }  // namespace aitk::util

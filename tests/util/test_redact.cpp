@@ -22,3 +22,15 @@ TEST(Redact, StoredUrlsDropCredentials) {
     EXPECT_EQ(strip_credentials("file:///tmp/x"), "file:///tmp/x");
     EXPECT_EQ(strip_credentials("not a url"), "not a url");
 }
+
+TEST(Redact, ConcealShowsTheVariableInsteadOfItsValue) {
+    const std::vector<Concealed> values = {
+        {"hunter2secret", "${SECRET_TOKEN}"}, {"hunter2", "${SHORTER}"}, {"ab", "${TOO_SHORT}"}};
+    EXPECT_EQ(conceal("invalid requirement 'victim==hunter2secret': no version", values),
+              "invalid requirement 'victim==${SECRET_TOKEN}': no version");
+    EXPECT_EQ(conceal("hunter2 and hunter2secret", values), "${SHORTER} and ${SECRET_TOKEN}");
+    EXPECT_EQ(conceal("ab stays", values), "ab stays");
+    EXPECT_EQ(conceal("nothing secret", {}), "nothing secret");
+    // What stands for a value is not searched again.
+    EXPECT_EQ(conceal("SECRET", {{"SECRET", "${SECRET}"}}), "${SECRET}");
+}

@@ -23,6 +23,7 @@
 #include "aitk/pep/specifier.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
+#include "aitk/project/hash_pins.hpp"
 #include "aitk/resolve/resolver.hpp"
 #include "aitk/resolve/source.hpp"
 
@@ -34,6 +35,20 @@ struct SourceTarget {
     // pip's --only-binary / --no-binary: normalised names or ":all:".
     std::set<std::string> only_binary;
     std::set<std::string> no_binary;
+    // pip's hash-checking mode (null: off): a pinned project's files whose index digests match
+    // none of its pins are left out, as pip's finder leaves them out (filter_unallowed_hashes).
+    // Must outlive the source.
+    const project::HashChecking* hash_checking = nullptr;
+};
+
+// A file left out because its index digest matched none of its project's pins.
+struct HashRefusal {
+    std::string name;
+    pep::Version version;
+    std::string filename;
+    std::string url;
+    index::Hashes digests;  // as the index gives them
+    const project::HashPin* pin = nullptr;
 };
 
 // What looking into a source node told: its core metadata and the exact source it came from.
@@ -118,6 +133,9 @@ class IndexPackageSource : public resolve::PackageSource {
     // Notes for the user gathered while resolving ("sdist-only-pkg 1.0: no wheel; its
     // dependencies come from PKG-INFO").
     const std::vector<std::string>& notes() const noexcept { return notes_; }
+    // Files of pinned versions left out for their digests (hash-checking mode), in the order
+    // their projects were read.
+    std::vector<HashRefusal> hash_refusals() const;
 
   private:
     struct Project;

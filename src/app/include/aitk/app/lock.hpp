@@ -80,9 +80,14 @@ struct LockOutcome {
 // Throws util::InputError (bad inputs), resolve::Unsatisfiable (exit 3) and util::Error.
 LockOutcome run_lock(Session& session, const LockRequest& request);
 
+// A lockfile's text, read as fs::read_input_file reads inputs (a regular file of at most
+// fs::lockfile.max_bytes); a missing or refused file is util::InputError (exit 2) naming it as
+// `label` (default: the path).
+std::string read_lockfile_text(const std::filesystem::path& path, const std::string& label = {});
+
 // A lockfile read and parsed; a missing file or a parse problem is util::InputError (exit 2)
 // naming the file (and line:column).
-lock::Lockfile read_lockfile(const std::filesystem::path& path);
+lock::Lockfile read_lockfile(const std::filesystem::path& path, const std::string& label = {});
 
 // The input model for `request` (shared with setup): reads and validates the files.
 project::ProjectInput load_project_input(const InputSelection& input,

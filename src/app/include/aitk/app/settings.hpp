@@ -23,6 +23,9 @@ struct InputSelection {
     std::optional<std::filesystem::path> conda_file;
     std::optional<std::filesystem::path> project_dir;
     bool skip_unmapped = false;
+    // --require-hashes: pip's hash-checking mode even when no line of the inputs has a --hash
+    // (project/hash_pins.hpp).
+    bool require_hashes = false;
 };
 
 // Index options from the command line / environment. Set values override what the inputs say.

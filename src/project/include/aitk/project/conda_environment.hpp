@@ -27,7 +27,8 @@ struct CondaSpec {
 
 struct CondaEnvironment {
     std::string file;  // for messages
-    std::string name;
+    std::string name;  // a plain file name (util::path_name_problem), or empty
+    SourceLocation name_where;
     std::vector<std::string> channels;
     std::vector<CondaSpec> conda;
     // The `pip:` items, parsed as lines of a requirements file (options included).

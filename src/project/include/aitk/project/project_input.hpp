@@ -20,7 +20,8 @@ struct InputRequirement {
 };
 
 struct ProjectInput {
-    std::string name;  // lockfile name: manifest name, or the input file's stem
+    std::string name;           // lockfile name: manifest name, or the input file's stem
+    SourceLocation name_where;  // where the name was read (the value, or the file)
     std::string python_requires;
     std::string python_preferred;  // "3.12"; empty: the newest the requirement allows
     // name → specifier, for every target. From a manifest: its torch section (those packages
@@ -45,6 +46,9 @@ struct ProjectInput {
     // with its variables). Comments and layout of requirement files do not count; labels never
     // hold a machine's paths.
     std::vector<std::pair<std::string, std::string>> hashed_inputs;
+    // The ${VAR} references the inputs expanded, with their values: what shows a line of the
+    // inputs (a note, an error of a later stage) shows the reference instead.
+    std::vector<util::Concealed> concealed;
 
     // The requirements that apply to `target` (by `when`; markers are left to the resolver,
     // which evaluates them with marker_environment()).

@@ -15,6 +15,7 @@
 #include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/requirement.hpp"
 #include "aitk/util/input_problem.hpp"
+#include "aitk/util/redact.hpp"
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::project {
@@ -62,12 +63,16 @@ struct RequirementsFile {
     // Every file read, in the order they were first opened (the input hash covers them). Text
     // given to parse_requirements_text() was not read: only the files it includes are here.
     std::vector<std::filesystem::path> files;
+    // The ${VAR} references expanded on the way, with their values: whatever shows a line
+    // (a message, a note) shows the reference instead (util::conceal).
+    std::vector<util::Concealed> concealed;
 };
 
 struct RequirementsReadOptions {
     // ${VAR} values. Unset variables are left as written, as pip does.
     util::Environment environment;
-    // Reads one file; empty: the real filesystem (errors name the including line).
+    // Reads one file; empty: the real filesystem, regular files up to
+    // fs::requirements_file.max_bytes (errors name the including line).
     std::function<util::Expected<std::string, std::string>(const std::filesystem::path&)> read;
 };
 
