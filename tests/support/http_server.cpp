@@ -72,11 +72,12 @@ std::string format_http_date(std::int64_t epoch) {
     const hh_mm_ss time{t - day};
     const weekday wd{day};
     char buffer[64];
-    std::snprintf(
-        buffer, sizeof buffer, "%s, %02u %s %04d %02d:%02d:%02d GMT", day_names[wd.c_encoding()],
-        static_cast<unsigned>(date.day()), month_names[static_cast<unsigned>(date.month()) - 1],
-        static_cast<int>(date.year()), static_cast<int>(time.hours().count()),
-        static_cast<int>(time.minutes().count()), static_cast<int>(time.seconds().count()));
+    std::snprintf(buffer, sizeof buffer, "%s, %02u %s %04d %02d:%02d:%02d GMT",
+                  day_names[wd.c_encoding()], static_cast<unsigned>(date.day()),
+                  month_names[static_cast<unsigned>(date.month()) - 1],
+                  static_cast<int>(date.year()), static_cast<int>(time.hours().count()),
+                  static_cast<int>(time.minutes().count()),
+                  static_cast<int>(time.seconds().count()));
     return buffer;
 }
 
@@ -372,7 +373,7 @@ Fault Fault::hold_until(std::string until_path, int times) {
 
 Fault Fault::short_length(std::uint64_t announced, int times) {
     Fault f;
-    f.kind = Kind::short_length;
+    f.kind = Kind::understated;
     f.offset = announced;
     f.times = times;
     return f;
@@ -404,8 +405,8 @@ std::string_view to_string(Fault::Kind kind) {
             return "trickle";
         case Fault::Kind::hold:
             return "hold";
-        case Fault::Kind::short_length:
-            return "short_length";
+        case Fault::Kind::understated:
+            return "understated";
         case Fault::Kind::redirect:
             return "redirect";
     }
@@ -886,7 +887,7 @@ void HttpServer::handle(const httplib::Request& request, httplib::Response& resp
     const int remote_port = request.remote_port;
 
     // A lying Content-Length: httplib announces `announced` but writes what the provider gives.
-    const bool lies = fault && fault->kind == Fault::Kind::short_length && fault->offset < length;
+    const bool lies = fault && fault->kind == Fault::Kind::understated && fault->offset < length;
     const std::uint64_t announced = lies ? fault->offset : length;
     response.set_content_provider(
         static_cast<std::size_t>(announced), resource->content_type,

@@ -31,14 +31,14 @@ namespace aitk::test {
 // path, after which the path is healthy again.
 struct Fault {
     enum class Kind {
-        reset,         // sends `offset` body bytes, then resets the connection (TCP RST)
-        truncate,      // promises the full Content-Length, sends `offset` bytes, closes cleanly
-        status,        // answers `status` (500, 503, 429, ...) with an optional Retry-After
-        wrong_bytes,   // the right length, but the byte at file position `offset` is flipped
-        trickle,       // `offset` bytes at full speed, then `chunk` bytes every `interval`
-        hold,          // no answer until a request for `until_path` arrives (or `hold_timeout`)
-        short_length,  // announces Content-Length `offset`, then sends the whole body anyway
-        redirect,      // answers 302 with `Location: location`
+        reset,        // sends `offset` body bytes, then resets the connection (TCP RST)
+        truncate,     // promises the full Content-Length, sends `offset` bytes, closes cleanly
+        status,       // answers `status` (500, 503, 429, ...) with an optional Retry-After
+        wrong_bytes,  // the right length, but the byte at file position `offset` is flipped
+        trickle,      // `offset` bytes at full speed, then `chunk` bytes every `interval`
+        hold,         // no answer until a request for `until_path` arrives (or `hold_timeout`)
+        understated,  // announces Content-Length `offset`, then sends the whole body anyway
+        redirect,     // answers 302 with `Location: location`
     };
     Kind kind = Kind::status;
     std::uint64_t offset = 0;
