@@ -209,6 +209,25 @@ HeldPrefix make_prefix(const SetupRequest& request, const SetupOutcome& outcome,
     return held;
 }
 
+ArtifactSources artifact_sources_for(const Session& session, const SetupRequest& request) {
+    ArtifactSources sources;
+    sources.rewrite = session.network().rewrite;
+    // Index URLs given with a lock say where its files are now (a mirror of it); the lock
+    // itself, URLs and hashes, stays as it is. A lock made here from a private index has its
+    // URLs stripped of the index's credentials: its files are found again on the index's pages,
+    // whose links keep them.
+    if ((request.lockfile || index_credentials(request.indexes)) &&
+        (request.indexes.index_url || !request.indexes.extra_index_urls.empty())) {
+        sources.indexes = request.indexes;
+    }
+    // A lock someone handed over reads files on this machine only where the user vouches.
+    if (request.lockfile) {
+        sources.local_files =
+            LocalFileRule::for_lock(session.cwd(), *request.lockfile, request.indexes);
+    }
+    return sources;
+}
+
 SyncRequest sync_request_for(const Session& session, const SetupRequest& request,
                              const lock::Lockfile& lockfile, const lock::LockedTarget& target,
                              const install::PrefixLayout& layout, HeldPrefix& held) {
@@ -222,15 +241,7 @@ SyncRequest sync_request_for(const Session& session, const SetupRequest& request
     sync.compile_bytecode = request.compile_bytecode;
     sync.build_sources = request.build_sources;
     sync.prefix_lock = held.lock ? &*held.lock : nullptr;
-    sync.artifact_sources.rewrite = session.network().rewrite;
-    // Index URLs given with a lock say where its files are now (a mirror of it); the lock
-    // itself, URLs and hashes, stays as it is. A lock made here from a private index has its
-    // URLs stripped of the index's credentials: its files are found again on the index's pages,
-    // whose links keep them.
-    if ((request.lockfile || index_credentials(request.indexes)) &&
-        (request.indexes.index_url || !request.indexes.extra_index_urls.empty())) {
-        sync.artifact_sources.indexes = request.indexes;
-    }
+    sync.artifact_sources = artifact_sources_for(session, request);
     return sync;
 }
 
@@ -283,6 +294,7 @@ SetupOutcome run_setup(Session& session, const SetupRequest& request) {
     const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
+    check_local_files(target, artifact_sources_for(session, request));  // before the venv
     const auto interpreter = choose_interpreter(session, request, target, outcome.notes);
     outcome.python = util::utf8_of(interpreter.executable);
     outcome.prefix = fs::absolute_from(session.cwd(), request.prefix);

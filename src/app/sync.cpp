@@ -407,9 +407,11 @@ void stage_records(const SyncRequest& request, install::PrefixTransaction& txn,
 
 }  // namespace
 
-// plan → build sources → prepare (fetch, unpack) → install (staged) → commit → bytecode.
+// files the lock may read → plan → build sources → prepare (fetch, unpack) → install (staged)
+// → commit → bytecode.
 SyncOutcome sync_prefix(Session& session, const SyncRequest& request) {
     const auto& layout = request.layout;
+    check_local_files(*request.target, request.artifact_sources);
     SyncOutcome outcome;
     if (request.dry_run) {
         outcome.plan = plan_sync(*request.target, install::installed_distributions(layout),

@@ -90,6 +90,8 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
             request.artifact_sources.indexes = index_settings(globals);
         }
+        request.artifact_sources.local_files = app::LocalFileRule::for_lock(
+            session.cwd(), util::path_from_utf8(a->lock), index_settings(globals));
         auto outcome = app::sync_prefix(session, request);
         if (progress.transfers() > 0) progress.finish();
         if (globals.json) {

@@ -159,30 +159,6 @@ class HostileVerify : public ::testing::Test {
 };
 
 #ifndef _WIN32
-// The world's binary with the cache `cache`, killed (SIGKILL, as the OOM killer would) when it
-// runs longer than `seconds`.
-CliResult killed_after(const VictimWorld& world, const stdfs::path& cache,
-                       std::vector<std::string> args, std::chrono::seconds seconds) {
-    util::ProcessRequest request;
-    request.argv = {AITK_ENV_EXE, "--no-progress", "--cache-dir", cache.string()};
-    request.argv.insert(request.argv.end(), args.begin(), args.end());
-    for (const auto& entry : isolated_environment(world.work.path(), hostile_python_bin)) {
-        if (entry.rfind("-u ", 0) == 0) {
-            request.environment_changes[entry.substr(3)] = std::nullopt;
-        } else if (const auto eq = entry.find('='); eq != std::string::npos) {
-            request.environment_changes[entry.substr(0, eq)] = entry.substr(eq + 1);
-        }
-    }
-    request.timeout = seconds;
-    CliResult r;
-    auto result = util::run_process(request);
-    if (!result) return r;
-    r.exit_code = result->end == util::ProcessEnd::timed_out ? -9 : result->exit_code;
-    r.out = result->out;
-    r.err = result->err;
-    return r;
-}
-
 // A first setup killed while it waited for its wheel: the venv is there, nothing is installed,
 // no receipt. That prefix is not "clean" (its RECORDs, none, all match): it is incomplete, and
 // the message says what finishes it.
@@ -193,10 +169,10 @@ TEST_F(HostileVerify, AFirstSetupKilledAfterItsVenvIsIncompleteNotClean) {
     hold.hold_timeout = std::chrono::seconds(60);
     world->server.set_fault(wheel_path, hold);
     // A new cache, so that the wheel must be downloaded (and the download waits).
-    auto killed = killed_after(*world, world->path("cold-cache"),
-                               {"setup", "-l", world->path("env.lock.yml").string(), "-p",
-                                prefix.string(), "--python", hostile_python, "--no-smoke-test"},
-                               std::chrono::seconds(8));
+    auto killed = cli_with_cache(*world, world->path("cold-cache"),
+                                 {"setup", "-l", world->path("env.lock.yml").string(), "-p",
+                                  prefix.string(), "--python", hostile_python, "--no-smoke-test"},
+                                 std::chrono::seconds(8));
     world->server.clear_faults();
     ASSERT_EQ(killed.exit_code, -9) << "setup was not still running: " << killed.err;
     ASSERT_FALSE(world->server.requests_for(wheel_path).empty()) << "setup never reached the wheel";
