@@ -20,6 +20,7 @@
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
+#include "disk_full.hpp"
 #include "hash_checks.hpp"
 #include "setup_venv.hpp"
 
@@ -280,11 +281,8 @@ std::vector<std::filesystem::path> write_prefix_shims(const SetupRequest& reques
     return shim::write_shims(env, layout.purelib);
 }
 
-}  // namespace
-
 // lock → target → interpreter → venv → sync → shims → smoke test; each stage a function above.
-SetupOutcome run_setup(Session& session, const SetupRequest& request) {
-    if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
+SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
     SetupOutcome outcome;
     Stopwatch stages(session.clock());
     const lock::Lockfile lockfile = lock_for_setup(session, request, outcome);
@@ -320,6 +318,19 @@ SetupOutcome run_setup(Session& session, const SetupRequest& request) {
     }
     outcome.stages = stages.describe();
     return outcome;
+}
+
+}  // namespace
+
+SetupOutcome run_setup(Session& session, const SetupRequest& request) {
+    if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
+    try {
+        return setup_stages(session, request);
+    } catch (const std::exception& error) {
+        explain_disk_full(error, session.cache_root(),
+                          fs::absolute_from(session.cwd(), request.prefix));
+        throw;
+    }
 }
 
 nlohmann::json SetupOutcome::to_json() const {
