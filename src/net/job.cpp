@@ -128,8 +128,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     try {
         const std::string_view line(data, bytes);
         keep_header(job, line);
-        if (job.header_status >= 300 && job.header_status < 400 && !job.response_headers.empty() &&
-            job.response_headers.back().first == "location") {
+        if (job.header_status >= 300 && job.header_status < 400 &&
+            util::istarts_with(line, "location:") && !job.response_headers.empty()) {
             const auto& location = job.response_headers.back().second;
             if (auto why = redirect_refusal(location)) {
                 stop(job, Abort::redirect_refused,
