@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "aitk/fs/file.hpp"
+#include "aitk/app/lock.hpp"
 #include "aitk/fs/path.hpp"
 #include "aitk/index/url.hpp"
 #include "aitk/util/error.hpp"
@@ -131,7 +131,7 @@ void refuse_foreign_local_files(const LocalFileRule& rule, const std::vector<std
     if (refused.empty()) return;
     std::string text;
     try {
-        text = fs::read_file(rule.lock_path);
+        text = read_lockfile_text(rule.lock_path);
     } catch (const util::Error&) {
         // The places are a help; the refusal stands without them.
     }
