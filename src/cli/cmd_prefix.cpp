@@ -123,6 +123,11 @@ Command add_verify_command(CLI::App& app, GlobalOptions& globals) {
         "change that did not finish).");
     Command command;
     command.app = verify;
+    command.json_usage_error = [](const std::string& error) {
+        return app::verify_error_json(static_cast<int>(util::ExitCode::bad_input), error,
+                                      "run `aitk-env verify --help` for the options")
+            .dump(2);
+    };
     command.run = [a, &globals]() -> int {
         auto verify_and_print = [&]() -> int {
             auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);

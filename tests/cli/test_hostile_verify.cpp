@@ -326,6 +326,12 @@ TEST_F(HostileVerify, JsonIsPrintedForEveryOutcome) {
     EXPECT_EQ(unknown_target.value("status", ""), "error");
     EXPECT_NE(unknown_target.value("error", "").find("linux-x86_64-cu999"), std::string::npos);
 
+    // A usage error the command line parser finds (a malformed --target, an unknown flag).
+    auto usage = verify_json(prefix, 2, {"--target", "../x"});
+    EXPECT_EQ(usage.value("status", ""), "error");
+    EXPECT_NE(usage.value("error", "").find("--target"), std::string::npos) << usage.dump();
+    EXPECT_EQ(verify_json(prefix, 2, {"--no-such-flag"}).value("status", ""), "error");
+
     const auto not_a_prefix = world->path("outside");
     auto none = verify_json(not_a_prefix, 2);
     EXPECT_EQ(none.value("status", ""), "error");
