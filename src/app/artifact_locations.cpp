@@ -105,6 +105,16 @@ void locate_artifacts(Session& session, std::vector<cache::ArtifactRef>& refs,
     }
 }
 
+void check_local_files(const lock::LockedTarget& target, const ArtifactSources& sources) {
+    if (!sources.local_files) return;
+    std::vector<const lock::LockedPackage*> packages;
+    for (const auto& package : target.packages)
+        packages.push_back(&package);
+    refuse_foreign_local_files(
+        *sources.local_files,
+        lock_urls_opened(packages, sources.indexes.has_value(), sources.rewrite));
+}
+
 std::size_t downloads_or_throw(const index::ArtifactFetch& fetched, std::string_view what) {
     std::vector<std::string> errors;
     std::size_t downloaded = 0;

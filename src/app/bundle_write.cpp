@@ -5,6 +5,7 @@
 #include <set>
 #include <system_error>
 
+#include "aitk/app/artifact_locations.hpp"
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/source_builds.hpp"
@@ -330,9 +331,13 @@ BundleOutcome write_bundle(Session& session, const BundleRequest& request) {
 
     BundleOutcome outcome;
     outcome.path = fs::absolute_from(session.cwd(), request.output);
-    auto plan =
-        plan_bundle(chosen_targets(lock, request.targets, util::utf8_of(lock_path.filename())),
-                    request, outcome);
+    const auto targets = chosen_targets(lock, request.targets, util::utf8_of(lock_path.filename()));
+    ArtifactSources sources;  // the lock's URLs, through the rewrite rules
+    sources.rewrite = session.network().rewrite;
+    sources.local_files = LocalFileRule::for_lock(session.cwd(), request.lockfile, request.indexes);
+    for (const auto* target : targets)
+        check_local_files(*target, sources);
+    auto plan = plan_bundle(targets, request, outcome);
     auto hold = session.cache().hold();
     fetch_members(session, request, plan, outcome);
     auto members = checked_members(plan, lock_text, outcome.targets);

@@ -13,6 +13,7 @@
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -99,9 +100,11 @@ void render_project(const std::string& project, const std::vector<const MirrorFi
     pages["simple/" + project + "/index.json"] = json.dump(2) + "\n";
 }
 
+// The base URL as the pages write it: without a trailing slash, and without credentials,
+// which every reader of the mirror would see.
 std::optional<std::string> trimmed_base(const std::optional<std::string>& base) {
     if (!base) return std::nullopt;
-    std::string b = *base;
+    std::string b = util::strip_credentials(*base);
     while (!b.empty() && b.back() == '/')
         b.pop_back();
     return b;
@@ -214,9 +217,22 @@ std::vector<LockedArtifact> locked_artifacts(const lock::Lockfile& lock,
 MirrorOutcome run_mirror(Session& session, const MirrorRequest& request) {
     const auto parsed = read_lockfile(request.lockfile);
     auto artifacts = locked_artifacts(parsed, request.targets);
+    for (const auto& target : parsed.targets) {
+        const auto& ids = request.targets;
+        if (ids.empty() || std::find(ids.begin(), ids.end(), target.id) != ids.end()) {
+            check_local_files(target, request.sources);
+        }
+    }
 
     MirrorOutcome outcome;
     outcome.output = request.output;
+    if (request.base_url && util::has_credentials(*request.base_url)) {
+        outcome.warnings.push_back(
+            "--base-url " + util::redact_url(*request.base_url) +
+            ": its credentials were left out of the pages (anyone who reads the mirror reads "
+            "them); give them to the clients instead (`--index-url "
+            "https://USER:TOKEN@HOST/…/simple`, or .netrc)");
+    }
     auto& cache = session.cache();
     auto hold = cache.hold();
     std::vector<cache::ArtifactRef> refs;
@@ -277,7 +293,8 @@ nlohmann::json MirrorOutcome::to_json() const {
             {"downloaded", downloaded},
             {"written", written},
             {"unchanged", unchanged},
-            {"index_url", util::utf8_of(output / "simple")}};
+            {"index_url", util::utf8_of(output / "simple")},
+            {"warnings", warnings}};
 }
 
 std::string MirrorOutcome::summary() const {

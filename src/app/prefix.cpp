@@ -4,12 +4,15 @@
 #include <map>
 
 #include "aitk/app/lock.hpp"
+#include "aitk/build/hooks.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/lock.hpp"
+#include "aitk/install/receipt.hpp"
 #include "aitk/install/transaction.hpp"
 #include "aitk/shim/environment_policy.hpp"
 #include "aitk/shim/shims.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 
 namespace aitk::app {
@@ -72,16 +75,31 @@ void write_prefix_lock(const install::PrefixLayout& layout, const lock::Lockfile
     fs::write_file_atomic(layout.state / prefix_target_file, target + "\n");
 }
 
+namespace {
+
+// The command that finishes an incomplete prefix: a sync from its lock (setup for a new one).
+std::string finishing_command(const install::PrefixLayout& layout, const std::string& lock_label) {
+    const std::string prefix = build::shell_quote(util::utf8_of(layout.prefix));
+    const std::string lock = lock_label.empty() ? "LOCK" : build::shell_quote(lock_label);
+    return "aitk-env sync -l " + lock + " -p " + prefix +
+           (lock_label.empty() ? " (LOCK: the lockfile to install), or aitk-env setup -p " + prefix
+                               : std::string());
+}
+
+}  // namespace
+
 VerifyReport verify_prefix(const install::PrefixLayout& layout,
                            const std::optional<lock::Lockfile>& given_lock,
-                           const std::string& target_id) {
+                           const std::string& target_id, const std::string& lock_label) {
     VerifyReport report;
-    std::optional<fs::FileLock> reading;
+    // Read-only, so that a prefix nobody may write to is verified too; without a lock file no
+    // change has ever been made that a reader could meet half done.
+    const auto reading =
+        fs::FileLock::acquire_existing(install::prefix_lock_file(layout), fs::LockMode::shared);
     std::error_code ec;
-    if (std::filesystem::is_directory(layout.state, ec)) {
-        reading = fs::FileLock::acquire(install::prefix_lock_file(layout), fs::LockMode::shared);
-    }
     report.interrupted = install::has_interrupted_transaction(layout);
+    report.finished = std::filesystem::exists(install::receipt_path(layout.state), ec);
+    if (!report.finished || report.interrupted) report.fix = finishing_command(layout, lock_label);
     auto dists = install::installed_distributions(layout);
     std::optional<lock::Lockfile> lock = given_lock;
     std::string id = target_id;
@@ -91,10 +109,18 @@ VerifyReport verify_prefix(const install::PrefixLayout& layout,
     }
     if (lock) {
         const auto* target = lock->find_target(id);
-        if (!target && lock->targets.size() == 1) target = &lock->targets.front();
+        // The one target of a lock stands in for a recorded id it lacks; a --target is honoured
+        // or refused.
+        if (!target && target_id.empty() && lock->targets.size() == 1) {
+            target = &lock->targets.front();
+        }
         if (!target) {
+            std::vector<std::string> ids;
+            for (const auto& t : lock->targets)
+                ids.push_back(t.id);
             throw util::InputError("the lockfile has no target '" + id + "' for this prefix",
-                                   "pass the target the prefix was set up for");
+                                   "pass the target the prefix was set up for (the lock has " +
+                                       util::join(ids, ", ") + ")");
         }
         report.target = target->id;
         std::map<std::string, const install::InstalledDistribution*> present;
@@ -127,6 +153,11 @@ VerifyReport verify_prefix(const install::PrefixLayout& layout,
     return report;
 }
 
+std::string VerifyReport::status() const {
+    if (!finished || interrupted) return "incomplete";
+    return clean() ? "clean" : "drift";
+}
+
 nlohmann::json VerifyReport::to_json() const {
     nlohmann::json packages_json = nlohmann::json::array();
     for (const auto& p : packages)
@@ -139,19 +170,39 @@ nlohmann::json VerifyReport::to_json() const {
              {"problem", f.problem == install::FileProblem::missing ? "missing" : "modified"},
              {"detail", f.detail}});
     }
-    return {{"target", target},    {"clean", clean()},   {"packages", packages_json},
-            {"files", files_json}, {"unowned", unowned}, {"interrupted", interrupted}};
+    return {{"status", status()},         {"target", target},     {"clean", clean()},
+            {"packages", packages_json},  {"files", files_json},  {"unowned", unowned},
+            {"interrupted", interrupted}, {"finished", finished}, {"fix", fix}};
+}
+
+nlohmann::json verify_error_json(int exit_code, const std::string& error, const std::string& hint) {
+    return {{"status", "error"},
+            {"target", ""},
+            {"clean", false},
+            {"packages", nlohmann::json::array()},
+            {"files", nlohmann::json::array()},
+            {"unowned", nlohmann::json::array()},
+            {"interrupted", false},
+            {"error", error},
+            {"hint", hint},
+            {"exit_code", exit_code}};
 }
 
 std::string VerifyReport::text() const {
     if (clean())
         return "clean: the prefix matches " + (target.empty() ? "its RECORDs" : target) + "\n";
     std::string out;
+    if (!finished) {
+        out +=
+            "incomplete: no setup or sync has finished in this prefix (a first setup stopped "
+            "after making the venv leaves it so): it is not an environment yet\n";
+    }
     if (interrupted) {
         out +=
-            "interrupted: a change to this prefix was stopped midway; `aitk-env sync` finishes "
-            "or undoes it\n";
+            "interrupted: a change to this prefix was stopped midway (incomplete); a sync "
+            "finishes or undoes it\n";
     }
+    if (!fix.empty()) out += "fix:     " + fix + "\n";
     for (const auto& p : packages)
         out += "package  " + p.name + ": " + p.problem + "\n";
     for (const auto& f : files) {

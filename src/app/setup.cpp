@@ -20,6 +20,7 @@
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
+#include "disk_full.hpp"
 #include "hash_checks.hpp"
 #include "setup_venv.hpp"
 
@@ -209,6 +210,25 @@ HeldPrefix make_prefix(const SetupRequest& request, const SetupOutcome& outcome,
     return held;
 }
 
+ArtifactSources artifact_sources_for(const Session& session, const SetupRequest& request) {
+    ArtifactSources sources;
+    sources.rewrite = session.network().rewrite;
+    // Index URLs given with a lock say where its files are now (a mirror of it); the lock
+    // itself, URLs and hashes, stays as it is. A lock made here from a private index has its
+    // URLs stripped of the index's credentials: its files are found again on the index's pages,
+    // whose links keep them.
+    if ((request.lockfile || index_credentials(request.indexes)) &&
+        (request.indexes.index_url || !request.indexes.extra_index_urls.empty())) {
+        sources.indexes = request.indexes;
+    }
+    // A lock someone handed over reads files on this machine only where the user vouches.
+    if (request.lockfile) {
+        sources.local_files =
+            LocalFileRule::for_lock(session.cwd(), *request.lockfile, request.indexes);
+    }
+    return sources;
+}
+
 SyncRequest sync_request_for(const Session& session, const SetupRequest& request,
                              const lock::Lockfile& lockfile, const lock::LockedTarget& target,
                              const install::PrefixLayout& layout, HeldPrefix& held) {
@@ -222,15 +242,7 @@ SyncRequest sync_request_for(const Session& session, const SetupRequest& request
     sync.compile_bytecode = request.compile_bytecode;
     sync.build_sources = request.build_sources;
     sync.prefix_lock = held.lock ? &*held.lock : nullptr;
-    sync.artifact_sources.rewrite = session.network().rewrite;
-    // Index URLs given with a lock say where its files are now (a mirror of it); the lock
-    // itself, URLs and hashes, stays as it is. A lock made here from a private index has its
-    // URLs stripped of the index's credentials: its files are found again on the index's pages,
-    // whose links keep them.
-    if ((request.lockfile || index_credentials(request.indexes)) &&
-        (request.indexes.index_url || !request.indexes.extra_index_urls.empty())) {
-        sync.artifact_sources.indexes = request.indexes;
-    }
+    sync.artifact_sources = artifact_sources_for(session, request);
     return sync;
 }
 
@@ -269,11 +281,8 @@ std::vector<std::filesystem::path> write_prefix_shims(const SetupRequest& reques
     return shim::write_shims(env, layout.purelib);
 }
 
-}  // namespace
-
 // lock → target → interpreter → venv → sync → shims → smoke test; each stage a function above.
-SetupOutcome run_setup(Session& session, const SetupRequest& request) {
-    if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
+SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
     SetupOutcome outcome;
     Stopwatch stages(session.clock());
     const lock::Lockfile lockfile = lock_for_setup(session, request, outcome);
@@ -283,6 +292,7 @@ SetupOutcome run_setup(Session& session, const SetupRequest& request) {
     const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
+    check_local_files(target, artifact_sources_for(session, request));  // before the venv
     const auto interpreter = choose_interpreter(session, request, target, outcome.notes);
     outcome.python = util::utf8_of(interpreter.executable);
     outcome.prefix = fs::absolute_from(session.cwd(), request.prefix);
@@ -308,6 +318,19 @@ SetupOutcome run_setup(Session& session, const SetupRequest& request) {
     }
     outcome.stages = stages.describe();
     return outcome;
+}
+
+}  // namespace
+
+SetupOutcome run_setup(Session& session, const SetupRequest& request) {
+    if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
+    try {
+        return setup_stages(session, request);
+    } catch (const std::exception& error) {
+        explain_disk_full(error, session.cache_root(),
+                          fs::absolute_from(session.cwd(), request.prefix));
+        throw;
+    }
 }
 
 nlohmann::json SetupOutcome::to_json() const {

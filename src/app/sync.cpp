@@ -29,6 +29,7 @@
 #include "aitk/util/parallel.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
+#include "disk_full.hpp"
 #include "unpack_pool.hpp"
 
 namespace aitk::app {
@@ -423,11 +424,11 @@ void stage_records(const SyncRequest& request, install::PrefixTransaction& txn,
     }
 }
 
-}  // namespace
-
-// plan → build sources → prepare (fetch, unpack) → install (staged) → commit → bytecode.
-SyncOutcome sync_prefix(Session& session, const SyncRequest& request) {
+// files the lock may read → plan → build sources → prepare (fetch, unpack) → install (staged)
+// → commit → bytecode.
+SyncOutcome sync_stages(Session& session, const SyncRequest& request) {
     const auto& layout = request.layout;
+    check_local_files(*request.target, request.artifact_sources);
     SyncOutcome outcome;
     if (request.dry_run) {
         outcome.plan = plan_sync(*request.target, install::installed_distributions(layout),
@@ -474,6 +475,17 @@ SyncOutcome sync_prefix(Session& session, const SyncRequest& request) {
     }
     outcome.timeline = timeline.take();
     return outcome;
+}
+
+}  // namespace
+
+SyncOutcome sync_prefix(Session& session, const SyncRequest& request) {
+    try {
+        return sync_stages(session, request);
+    } catch (const std::exception& error) {
+        explain_disk_full(error, session.cache_root(), request.layout.prefix);
+        throw;
+    }
 }
 
 }  // namespace aitk::app

@@ -55,8 +55,12 @@ Command add_mirror_command(CLI::App& app, GlobalOptions& globals) {
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         app::Session session(session_settings(globals, &progress, args->rewrite_urls));
         request.sources.rewrite = session.network().rewrite;
+        request.sources.local_files =
+            app::LocalFileRule::for_lock(session.cwd(), request.lockfile, index_settings(globals));
         auto outcome = app::run_mirror(session, request);
         if (progress.transfers() > 0) progress.finish();
+        for (const auto& warning : outcome.warnings)
+            std::cerr << "warning: " << warning << "\n";
         return print_outcome(globals, outcome);
     };
     return command;

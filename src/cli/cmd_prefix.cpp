@@ -90,6 +90,8 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         if (!globals.index_url.empty() || !globals.extra_index_urls.empty()) {
             request.artifact_sources.indexes = index_settings(globals);
         }
+        request.artifact_sources.local_files = app::LocalFileRule::for_lock(
+            session.cwd(), util::path_from_utf8(a->lock), index_settings(globals));
         auto outcome = app::sync_prefix(session, request);
         if (progress.transfers() > 0) progress.finish();
         if (globals.json) {
@@ -116,22 +118,47 @@ Command add_verify_command(CLI::App& app, GlobalOptions& globals) {
     verify->add_option("-l,--lock", a->lock, "Lockfile (default: the prefix's own copy)");
     verify->add_option("--target", a->target, "Lock target (default: the prefix's)")
         ->check(target_id_check());
-    verify->footer("Exit codes: 0 clean, 2 bad input, 4 drift found.");
+    verify->footer(
+        "Exit codes: 0 clean, 1 failure (I/O), 2 bad input, 4 drift or incomplete (a setup or "
+        "change that did not finish).");
     Command command;
     command.app = verify;
+    command.json_usage_error = [](const std::string& error) {
+        return app::verify_error_json(static_cast<int>(util::ExitCode::bad_input), error,
+                                      "run `aitk-env verify --help` for the options")
+            .dump(2);
+    };
     command.run = [a, &globals]() -> int {
-        auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
-        std::optional<lock::Lockfile> lockfile;
-        if (!a->lock.empty()) {
-            lockfile = app::read_lockfile(util::path_from_utf8(a->lock));
+        auto verify_and_print = [&]() -> int {
+            auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
+            std::optional<lock::Lockfile> lockfile;
+            if (!a->lock.empty()) {
+                lockfile = app::read_lockfile(util::path_from_utf8(a->lock));
+            }
+            auto report = app::verify_prefix(layout, lockfile, a->target, a->lock);
+            if (globals.json) {
+                std::cout << report.to_json().dump(2) << "\n";
+            } else {
+                std::cout << report.text();
+            }
+            return report.clean() ? 0 : static_cast<int>(util::ExitCode::drift);
+        };
+        if (!globals.json) return verify_and_print();
+        // With --json, a failure is a result too: stdout gets its object, stderr the error.
+        try {
+            return verify_and_print();
+        } catch (const util::Error& e) {
+            std::cout
+                << app::verify_error_json(static_cast<int>(e.code()), e.what(), e.hint()).dump(2)
+                << "\n";
+            throw;
+        } catch (const std::exception& e) {
+            std::cout << app::verify_error_json(static_cast<int>(util::ExitCode::failure), e.what(),
+                                                "")
+                             .dump(2)
+                      << "\n";
+            throw;
         }
-        auto report = app::verify_prefix(layout, lockfile, a->target);
-        if (globals.json) {
-            std::cout << report.to_json().dump(2) << "\n";
-        } else {
-            std::cout << report.text();
-        }
-        return report.clean() ? 0 : static_cast<int>(util::ExitCode::drift);
     };
     return command;
 }

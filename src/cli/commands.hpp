@@ -12,6 +12,9 @@ namespace aitk::cli {
 struct Command {
     CLI::App* app = nullptr;
     std::function<int()> run;  // returns the exit code; errors are thrown
+    // For a command whose --json prints a result for every outcome: the JSON of a usage error
+    // the parser found in its arguments (an unknown flag, a bad value). Empty: none.
+    std::function<std::string(const std::string& error)> json_usage_error;
 };
 
 Command add_pep_command(CLI::App& app, GlobalOptions& globals);

@@ -1,6 +1,7 @@
 // aitk-env entry point: parse the command line, run one verb, map every error to an exit code.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <vector>
@@ -44,6 +45,17 @@ int main(int raw_argc, char** raw_argv) {
             app, std::vector<std::string>(arguments.argv(), arguments.argv() + arguments.argc()));
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
+        if (rc != 0) {
+            // --json promises a result object to the commands that offer one, usage errors too.
+            const std::vector<std::string> args(arguments.argv(),
+                                                arguments.argv() + arguments.argc());
+            const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+            for (const auto& command : commands) {
+                if (json && command.json_usage_error && command.app->parsed()) {
+                    std::cout << command.json_usage_error(e.what()) << "\n";
+                }
+            }
+        }
         return rc == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
     }
     try {

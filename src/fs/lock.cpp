@@ -90,6 +90,26 @@ FileLock FileLock::acquire(const std::filesystem::path& lock_file, LockMode mode
     return FileLock(lock_file, h, mode);
 }
 
+std::optional<FileLock> FileLock::acquire_existing(const std::filesystem::path& lock_file,
+                                                   LockMode mode) {
+    // LockFileEx needs read or write access; read is enough for either mode.
+    HANDLE h = ::CreateFileW(lock_file.c_str(), GENERIC_READ,
+                             FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                             OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) {
+        const DWORD err = ::GetLastError();
+        if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND) return std::nullopt;
+        fail("cannot open lock file", lock_file,
+             std::system_category().message(static_cast<int>(err)));
+    }
+    if (!lock_handle(h, mode, true)) {
+        DWORD err = ::GetLastError();
+        ::CloseHandle(h);
+        fail("cannot lock", lock_file, std::system_category().message(static_cast<int>(err)));
+    }
+    return FileLock(lock_file, h, mode);
+}
+
 std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& lock_file, LockMode mode,
                                               std::chrono::milliseconds timeout) {
     ensure_parent(lock_file);
@@ -155,6 +175,27 @@ int open_lock_fd(const std::filesystem::path& lock_file) {
 FileLock FileLock::acquire(const std::filesystem::path& lock_file, LockMode mode) {
     ensure_parent(lock_file);
     int fd = open_lock_fd(lock_file);
+    int op = mode == LockMode::exclusive ? LOCK_EX : LOCK_SH;
+    while (::flock(fd, op) != 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        fail("cannot lock", lock_file, std::strerror(err));
+    }
+    return FileLock(lock_file, fd, mode);
+}
+
+std::optional<FileLock> FileLock::acquire_existing(const std::filesystem::path& lock_file,
+                                                   LockMode mode) {
+    int fd = -1;
+    do {
+        // flock(2) takes either mode through a read-only descriptor.
+        fd = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        if (errno == ENOENT) return std::nullopt;
+        fail("cannot open lock file", lock_file, std::strerror(errno));
+    }
     int op = mode == LockMode::exclusive ? LOCK_EX : LOCK_SH;
     while (::flock(fd, op) != 0) {
         if (errno == EINTR) continue;

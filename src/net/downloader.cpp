@@ -271,10 +271,21 @@ struct Downloader::Impl {
         }
     }
 
-    // A failed attempt that another attempt may fix.
+    // A failed attempt that another attempt may fix. It made progress when it took the .part
+    // beyond the largest size it had: bytes received again after a restart are none. An attempt
+    // that the speed floor ended (`stalled`) must also have added at least the floor's worth
+    // (low_speed_limit bytes/s over low_speed_time), or a server that drips a few bytes per
+    // connection would get every resume.
     void retry_or_fail(Job& job, Kind kind, const std::string& cause, long status,
-                       std::optional<milliseconds> retry_after) {
-        const bool progressed = job.attempt_bytes > 0 && job.is_file();
+                       std::optional<milliseconds> retry_after, bool stalled = false) {
+        bool progressed = false;
+        if (job.is_file() && job.offset > job.largest) {
+            const std::uint64_t gain = job.offset - job.largest;
+            const std::uint64_t floor = static_cast<std::uint64_t>(options.low_speed_limit) *
+                                        static_cast<std::uint64_t>(options.low_speed_time.count());
+            progressed = !stalled || gain >= floor;
+            job.largest = job.offset;
+        }
         if (progressed) {
             job.consecutive_failures = 0;
             if (++job.resumes > options.retry.max_resumes) {
@@ -296,6 +307,9 @@ struct Downloader::Impl {
         if (job.mismatch_restarts < options.retry.hash_mismatch_restarts) {
             ++job.mismatch_restarts;
             job.reset_body();
+            // From scratch, on a connection that holds nothing of the answer that was wrong.
+            job.largest = 0;
+            job.fresh_connection = true;
             if (job.abort == Abort::local_io) {
                 fail(job, Kind::local_io, "GET " + job.shown_url + " failed: " + job.abort_detail);
                 return;
@@ -317,9 +331,13 @@ struct Downloader::Impl {
             return;
         }
         if (const auto want = job.file->expected_size; want && job.offset != *want) {
+            // Short only by a body that ended where its Content-Length said (a truncation is
+            // a broken transfer, resumed instead).
             mismatch(job,
-                     "size mismatch for " + job.shown_url + ": expected " + std::to_string(*want) +
-                         " bytes, got " + std::to_string(job.offset),
+                     "size mismatch for " + job.shown_url + ": received " +
+                         std::to_string(job.offset) + " of " + std::to_string(*want) +
+                         " bytes (the answer ended there: its Content-Length, or the file, is that "
+                         "short)",
                      std::nullopt);
             return;
         }
@@ -371,6 +389,7 @@ struct Downloader::Impl {
                 const auto limit = job.file->expected_size;
                 if (size && (!limit || *size <= *limit)) {
                     job.offset = *size;
+                    job.largest = *size;
                     problem = job.part.open_append(job.part_path);
                 } else {
                     job.hash = fs::Sha256{};
@@ -497,6 +516,11 @@ struct Downloader::Impl {
                 detail::release_easy(job);
                 fail(job, Kind::too_large, "GET " + job.shown_url + " failed: " + job.abort_detail);
                 return;
+            case Abort::redirect_refused:
+                detail::release_easy(job);
+                fail_after_attempts(job, Kind::bad_request, job.abort_detail, job.status);
+                return;
+
             case Abort::oversize:
                 detail::release_easy(job);
                 mismatch(job, "size mismatch for " + job.shown_url + ": " + job.abort_detail,
@@ -516,17 +540,49 @@ struct Downloader::Impl {
                 break;
         }
 
+        // A redirect libcurl did not follow (too many, a scheme it refuses): where it led.
+        if (result != CURLE_OK && job.status >= 300 && job.status < 400) {
+            char* target = nullptr;
+            curl_easy_getinfo(job.easy, CURLINFO_REDIRECT_URL, &target);
+            std::string cause = detail::describe(result, job.error_buffer.data(), job.url, 0);
+            if (target != nullptr)
+                cause = "redirect to " + redact_url(target) + " refused: " + cause;
+            detail::release_easy(job);
+            fail_after_attempts(job, Kind::bad_request, cause, job.status);
+            return;
+        }
         // No status (a connection failure, a file: URL) or a success status broken off in the
         // body: libcurl's result says what went wrong.
         const bool success_status = job.status == 0 || (job.status >= 200 && job.status < 300);
         if (result != CURLE_OK && success_status) {
-            const auto failure = detail::classify(result);
+            auto failure = detail::classify(result);
             long os_errno = 0;
             curl_easy_getinfo(job.easy, CURLINFO_OS_ERRNO, &os_errno);
             std::string cause =
                 detail::describe(result, job.error_buffer.data(), job.url, os_errno);
             if (failure.kind == Kind::tls && !failure.retryable) {
                 cause += " (" + explain_certificate_failure(cause) + ")";
+            }
+            // The speed floor ended a body that had begun: the server holds the connection
+            // open and sends (next to) nothing.
+            const bool stalled = result == CURLE_OPERATION_TIMEDOUT && job.status != 0;
+            if (stalled) {
+                const std::uint64_t reached = std::max(job.largest, job.bytes_held());
+                cause = "stalled after " + std::to_string(reached) + " bytes" +
+                        (job.total ? " of " + std::to_string(*job.total) : std::string()) +
+                        ": too slow (less than " + std::to_string(options.low_speed_limit) +
+                        " bytes/s for " + std::to_string(options.low_speed_time.count()) + " s)";
+            }
+            // What looks like a reply without a status line on a reused connection is what an
+            // earlier answer left there, longer than its Content-Length: once more on a
+            // connection of its own.
+            if (result == CURLE_UNSUPPORTED_PROTOCOL && job.status == 0 &&
+                cause.find("HTTP/0.9") != std::string::npos) {
+                cause +=
+                    " (stray bytes of an earlier answer on the connection: a Content-Length "
+                    "shorter than its body)";
+                failure = {Kind::connection, true};
+                job.fresh_connection = true;
             }
             // The server that failed: after a redirect, not the one first asked.
             char* current = nullptr;
@@ -539,7 +595,7 @@ struct Downloader::Impl {
                     job, failure.kind,
                     cause + unreachable_advice(failed_url, options.unreachable_hint), job.status);
             } else if (failure.retryable) {
-                retry_or_fail(job, failure.kind, cause, job.status, std::nullopt);
+                retry_or_fail(job, failure.kind, cause, job.status, std::nullopt, stalled);
             } else {
                 fail_after_attempts(job, failure.kind, cause, job.status);
             }

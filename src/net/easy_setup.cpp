@@ -74,6 +74,11 @@ std::optional<std::string> make_easy(Job& job, const EasyConfig& config) {
     if (util::istarts_with(job.url, "https:")) prefer(CURLOPT_PIPEWAIT, 1L);
     prefer(CURLOPT_TCP_KEEPALIVE, 1L);
     set(CURLOPT_BUFFERSIZE, static_cast<long>(options.receive_buffer_bytes));
+    if (job.fresh_connection) {
+        set(CURLOPT_FRESH_CONNECT, 1L);
+        set(CURLOPT_FORBID_REUSE, 1L);
+        job.fresh_connection = false;
+    }
     if (config.share != nullptr) set(CURLOPT_SHARE, config.share);
 
     const Headers& extra = job.is_file() ? job.file->headers : job.fetch->headers;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aitk/net/content_range.hpp"
+#include "aitk/net/redact.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::net::detail {
@@ -55,6 +56,42 @@ void check_file_response(Job& job) {
     }
 }
 
+bool is_http_or_https(std::string_view scheme) {
+    return util::iequals(scheme, "http") || util::iequals(scheme, "https");
+}
+
+// The scheme of a Location value ("" for a relative reference).
+std::string_view location_scheme(std::string_view location) {
+    const auto colon = location.find(':');
+    if (colon == std::string_view::npos || colon == 0) return {};
+    for (std::size_t i = 0; i < colon; ++i) {
+        const char c = location[i];
+        const bool ok = util::is_ascii_alpha(c) ||
+                        (i > 0 && (util::is_ascii_digit(c) || c == '+' || c == '-' || c == '.'));
+        if (!ok) return {};
+    }
+    return location.substr(0, colon);
+}
+
+// Why a redirect to `location` is not followed; nothing when it may be. libcurl refuses other
+// schemes too, but says only that the protocol is disabled, after the fact.
+std::optional<std::string> redirect_refusal(std::string_view location) {
+    const auto scheme = location_scheme(location);
+    if (!scheme.empty() && !is_http_or_https(scheme)) {
+        return std::string("only http and https redirects are followed");
+    }
+    // "//user:pass@host/x" keeps the scheme of the request.
+    const std::string absolute = scheme.empty() && location.starts_with("//")
+                                     ? "http:" + std::string(location)
+                                     : std::string(location);
+    if (!scheme.empty() || location.starts_with("//")) {
+        if (util::has_credentials(absolute)) {
+            return std::string("a redirect that carries credentials is not followed");
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> Job::settle() {
@@ -91,6 +128,15 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     try {
         const std::string_view line(data, bytes);
         keep_header(job, line);
+        if (job.header_status >= 300 && job.header_status < 400 &&
+            util::istarts_with(line, "location:") && !job.response_headers.empty()) {
+            const auto& location = job.response_headers.back().second;
+            if (auto why = redirect_refusal(location)) {
+                stop(job, Abort::redirect_refused,
+                     "redirect to " + util::redact_url(location) + " refused: " + *why);
+                return 0;
+            }
+        }
         if (job.reachability != nullptr && util::istarts_with(line, "HTTP/")) {
             // A status line: the server this attempt talks to (after any redirect) is there.
             char* current = nullptr;
@@ -111,6 +157,14 @@ void keep_header(Job& job, std::string_view line) {
         // A new response (after a redirect, a 100 Continue or a proxy's CONNECT): only the
         // final one's headers count.
         job.response_headers.clear();
+        job.header_status = 0;
+        const auto space = line.find(' ');
+        if (space != std::string_view::npos && line.size() >= space + 4) {
+            long code = 0;
+            for (char c : line.substr(space + 1, 3))
+                code = util::is_ascii_digit(c) ? code * 10 + (c - '0') : -1000;
+            job.header_status = code > 0 ? code : 0;
+        }
     } else if (const auto colon = line.find(':'); colon != std::string_view::npos && colon > 0) {
         job.response_headers.emplace_back(util::to_lower(util::trim(line.substr(0, colon))),
                                           std::string(util::trim(line.substr(colon + 1))));

@@ -29,6 +29,7 @@ enum class Abort {
     oversize,        // more bytes than the expected size
     too_large,       // an in-memory body above the limit
     cancelled,
+    redirect_refused,  // a Location to a scheme other than http(s), or carrying credentials
 };
 
 struct Job {
@@ -61,6 +62,12 @@ struct Job {
     // is drained before they go.
     std::unique_ptr<BodyStream> stream;
     std::uint64_t offset = 0;  // bytes accepted (possibly still being written by the stream)
+    // The largest `offset` an attempt ended with: an attempt made progress only when it took the
+    // .part beyond it (a server that resends the same bytes on every resume makes none).
+    std::uint64_t largest = 0;
+    // The next attempt opens a connection of its own and closes it after: the last one may
+    // hold the stray bytes of a response that was longer than its Content-Length said.
+    bool fresh_connection = false;
     std::optional<std::string> validator;  // strong ETag or Last-Modified for If-Range
     std::optional<std::uint64_t> total;    // expected full size, for progress
     std::uint64_t reported = UINT64_MAX;   // last progress value told to the observer
@@ -76,6 +83,7 @@ struct Job {
     bool body_checked = false;  // the status was looked at when the body started
     bool body_to_sink = false;  // a success body (to the file / memory), else an error page
     long status = 0;
+    long header_status = 0;  // the status line of the response whose headers arrive now
     long http_version = 0;
     Headers response_headers;
     std::string error_page;  // start of a non-success body, for the error message

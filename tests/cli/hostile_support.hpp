@@ -251,4 +251,35 @@ class VictimWorld {
     std::string error;  // why the world could not be made
 };
 
+// The world's binary and environment with the cache `cache` instead of the world's (a cold
+// one, so that what the command reads is seen), no index, and a time limit: a run past `limit`
+// is killed with its process tree (as the OOM killer would) and has exit code -9.
+inline CliResult cli_with_cache(const VictimWorld& world, const std::filesystem::path& cache,
+                                std::vector<std::string> args,
+                                std::chrono::seconds limit = std::chrono::seconds(600)) {
+    util::ProcessRequest request;
+    request.argv = {AITK_ENV_EXE, "--no-progress", "--cache-dir", cache.string()};
+    request.argv.insert(request.argv.end(), args.begin(), args.end());
+    for (const auto& entry : isolated_environment(world.work.path(), hostile_python_bin)) {
+        if (entry.rfind("-u ", 0) == 0) {
+            request.environment_changes[entry.substr(3)] = std::nullopt;
+        } else if (const auto eq = entry.find('='); eq != std::string::npos) {
+            request.environment_changes[entry.substr(0, eq)] = entry.substr(eq + 1);
+        }
+    }
+    request.timeout = limit;
+    CliResult r;
+    auto result = util::run_process(request);
+    if (!result) {
+        r.err = "cannot start aitk-env: " + result.error().message;
+        return r;
+    }
+    r.exit_code = result->end == util::ProcessEnd::timed_out ? -9
+                  : result->end == util::ProcessEnd::exited  ? result->exit_code
+                                                             : -1;
+    r.out = std::move(result->out);
+    r.err = std::move(result->err);
+    return r;
+}
+
 }  // namespace aitk::test

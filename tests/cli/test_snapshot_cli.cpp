@@ -300,9 +300,10 @@ TEST_F(SnapshotCli, LocalWheelStaysAUrlWithPipsHash) {
               std::string::npos)
         << snap.err;
 
-    // And setup installs it from there.
-    auto setup =
-        run({"setup", "-l", path("l.yml"), "-p", path("q"), "--python", python311.string()});
+    // And setup installs it from there, once its folder is passed: a lock reads files on this
+    // machine only under its own folder or one the user vouches for.
+    auto setup = run({"--find-links", local_wheel->path.parent_path().string(), "setup", "-l",
+                      path("l.yml"), "-p", path("q"), "--python", python311.string()});
     ASSERT_EQ(setup.exit_code, 0) << setup.err;
     EXPECT_EQ(contents(path("q")), contents(path("p")));
 }

@@ -371,6 +371,26 @@ Fault Fault::hold_until(std::string until_path, int times) {
     return f;
 }
 
+Fault Fault::short_length(std::uint64_t announced, int times) {
+    Fault f;
+    f.kind = Kind::understated;
+    f.offset = announced;
+    f.times = times;
+    return f;
+}
+
+Fault Fault::redirect_to(std::string location, int times) {
+    Fault f;
+    f.kind = Kind::redirect;
+    f.location = std::move(location);
+    f.times = times;
+    return f;
+}
+
+Fault Fault::stall_after(std::uint64_t offset, int times, std::chrono::milliseconds hold) {
+    return trickle(times, offset, 1, hold);
+}
+
 std::string_view to_string(Fault::Kind kind) {
     switch (kind) {
         case Fault::Kind::reset:
@@ -385,6 +405,10 @@ std::string_view to_string(Fault::Kind kind) {
             return "trickle";
         case Fault::Kind::hold:
             return "hold";
+        case Fault::Kind::understated:
+            return "understated";
+        case Fault::Kind::redirect:
+            return "redirect";
     }
     return "unknown";
 }
@@ -738,6 +762,11 @@ void HttpServer::handle(const httplib::Request& request, httplib::Response& resp
         return;
     }
     const std::string fault_name = fault ? std::string(to_string(fault->kind)) : std::string();
+    if (fault && fault->kind == Fault::Kind::redirect) {
+        response.set_header("Location", fault->location);
+        answer(302, "moved\n", fault_name);
+        return;
+    }
 
     // Resolve the path: a directory's index page, PEP 691 JSON sibling, or the file itself.
     const std::string& path = request.path;
@@ -809,7 +838,7 @@ void HttpServer::handle(const httplib::Request& request, httplib::Response& resp
     const auto range_header = request.get_header_value("Range");
     const auto if_range = request.get_header_value("If-Range");
     const bool range_applies =
-        !range_header.empty() &&
+        !range_header.empty() && !(fault && fault->ignore_range) &&
         (if_range.empty() || if_range == resource->etag || if_range == last_modified);
     if (range_applies) {
         ByteRange range;
@@ -857,10 +886,15 @@ void HttpServer::handle(const httplib::Request& request, httplib::Response& resp
     body->in_flight = in_flight;
     const int remote_port = request.remote_port;
 
+    // A lying Content-Length: httplib announces `announced` but writes what the provider gives.
+    const bool lies = fault && fault->kind == Fault::Kind::understated && fault->offset < length;
+    const std::uint64_t announced = lies ? fault->offset : length;
     response.set_content_provider(
-        static_cast<std::size_t>(length), resource->content_type,
-        [this, body, remote_port](std::size_t offset, std::size_t left, httplib::DataSink& sink) {
+        static_cast<std::size_t>(announced), resource->content_type,
+        [this, body, remote_port, lies](std::size_t offset, std::size_t left,
+                                        httplib::DataSink& sink) {
             std::size_t take = std::min<std::size_t>(chunk_bytes, left);
+            if (lies) take = static_cast<std::size_t>(body->length - offset);
             const auto& f = body->fault;
             if (f && (f->kind == Fault::Kind::reset || f->kind == Fault::Kind::truncate)) {
                 if (offset >= f->offset) {
@@ -902,6 +936,18 @@ void HttpServer::handle(const httplib::Request& request, httplib::Response& resp
             }
             if (offset + take == body->length) body->in_flight->release();
             add_sent(body->index, take);
+            if (lies && take > f->offset) {
+                // The announced bytes, then the rest a moment later: the client has taken the
+                // connection back for its next request when they arrive.
+                const auto announced = static_cast<std::size_t>(f->offset);
+                if (!sink.write(body->buffer.data(), announced)) return false;
+                std::unique_lock lock(mutex_);
+                if (changed_.wait_for(lock, std::chrono::milliseconds(100),
+                                      [&] { return stopping_; }))
+                    return false;
+                lock.unlock();
+                return sink.write(body->buffer.data() + announced, take - announced);
+            }
             return sink.write(body->buffer.data(), take);
         },
         [body](bool) { body->in_flight->release(); });

@@ -37,6 +37,8 @@ struct Fault {
         wrong_bytes,  // the right length, but the byte at file position `offset` is flipped
         trickle,      // `offset` bytes at full speed, then `chunk` bytes every `interval`
         hold,         // no answer until a request for `until_path` arrives (or `hold_timeout`)
+        understated,  // announces Content-Length `offset`, then sends the whole body anyway
+        redirect,     // answers 302 with `Location: location`
     };
     Kind kind = Kind::status;
     std::uint64_t offset = 0;
@@ -55,6 +57,17 @@ struct Fault {
     static Fault trickle(int times = 1, std::uint64_t after = 0, std::size_t chunk = 16,
                          std::chrono::milliseconds interval = std::chrono::milliseconds(100));
     static Fault hold_until(std::string until_path, int times = 1);
+
+    // A server that ignores Range: every answer is a 200 with the whole body from byte 0 (the
+    // fault itself, a trickle or a truncation, still applies).
+    bool ignore_range = false;
+    std::string location;  // Kind::redirect
+
+    static Fault short_length(std::uint64_t announced, int times = 1);
+    static Fault redirect_to(std::string location, int times = 1);
+    // `offset` bytes at full speed, then nothing for `hold` (the connection stays open).
+    static Fault stall_after(std::uint64_t offset, int times = 1,
+                             std::chrono::milliseconds hold = std::chrono::seconds(60));
 };
 
 std::string_view to_string(Fault::Kind kind);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "aitk/app/lock_local_files.hpp"
 #include "aitk/app/session.hpp"
 #include "aitk/cache/cache.hpp"
 #include "aitk/cache/offline.hpp"
@@ -23,8 +24,15 @@ struct ArtifactSources {
     net::UrlRewriteRules rewrite;  // applied last, to whatever URL was chosen
     // Look every locked file up on these indexes instead of using the lock's URL.
     std::optional<IndexSettings> indexes;
+    // For a lock read from a file: where its URLs on this machine may lead (lock_local_files.hpp).
+    // Unset for a lock made in this run, which names only what the user's inputs named.
+    std::optional<LocalFileRule> local_files;
     bool empty() const noexcept { return rewrite.empty() && !indexes; }
 };
+
+// Throws util::InputError (exit 2) when `target`'s locked URLs, as `sources` leaves them, lead
+// to a file on this machine outside the folders `sources.local_files` allows.
+void check_local_files(const lock::LockedTarget& target, const ArtifactSources& sources);
 
 // `--rewrite-url` values → rules. Throws util::InputError (exit 2) naming the bad value.
 net::UrlRewriteRules parse_rewrite_options(const std::vector<std::string>& values);

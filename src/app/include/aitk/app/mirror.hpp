@@ -39,7 +39,8 @@ struct MirrorFile {
 };
 
 // Every page of a mirror holding `files`: path relative to DIR ("simple/torch/index.html") →
-// content. `base_url` ("https://host/mirror", no trailing slash needed) makes links absolute.
+// content. `base_url` ("https://host/mirror", no trailing slash needed) makes links absolute;
+// credentials in it are left out.
 std::map<std::string, std::string> render_mirror_pages(const std::vector<MirrorFile>& files,
                                                        const std::optional<std::string>& base_url);
 
@@ -71,6 +72,8 @@ struct MirrorOutcome {
     std::size_t downloaded = 0;  // into the cache, this run
     std::size_t written = 0;     // files of DIR created or changed
     std::size_t unchanged = 0;   // files of DIR already right
+    // What the user should know (credentials left out of --base-url), said once on stderr.
+    std::vector<std::string> warnings;
     nlohmann::json to_json() const;
     std::string summary() const;
 };

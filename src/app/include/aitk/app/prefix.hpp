@@ -43,18 +43,31 @@ struct VerifyReport {
     std::vector<install::FileDrift> files;
     std::vector<std::string> unowned;
     bool interrupted = false;  // a change was killed midway; the next sync finishes it
+    // A setup or sync finished here once (its receipt is there). A venv whose first setup was
+    // killed has none: nothing in it is drift, but it is not an environment either.
+    bool finished = true;
+    std::string fix;  // the command that repairs the prefix; "" when clean
     bool clean() const {
-        return !interrupted && packages.empty() && files.empty() && unowned.empty();
+        return finished && !interrupted && packages.empty() && files.empty() && unowned.empty();
     }
+    // "clean", "incomplete" (a setup or change that did not finish), or "drift".
+    std::string status() const;
     nlohmann::json to_json() const;
     std::string text() const;
 };
 
 // `lock` given: compare with its target for this prefix (`target`, else the one recorded in
-// the prefix); otherwise with the prefix's own lock copy. RECORD hashes always.
+// the prefix); otherwise with the prefix's own lock copy. RECORD hashes always. Writes nothing
+// (a read-only prefix is verified as any other): it waits for a change in progress through
+// the prefix's lock file, opened for reading, and leaves an interrupted change to the next sync.
+// `lock_label` names the lock in the suggested fix ("LOCK" when empty and the prefix has none).
 VerifyReport verify_prefix(const install::PrefixLayout& layout,
                            const std::optional<lock::Lockfile>& lock,
-                           const std::string& target = {});
+                           const std::string& target = {}, const std::string& lock_label = {});
+
+// What `verify --json` prints when it fails before a report (not a prefix, a bad lockfile):
+// the report's keys, empty, with `status` "error", the `error`, its `hint` and `exit_code`.
+nlohmann::json verify_error_json(int exit_code, const std::string& error, const std::string& hint);
 
 // `list`: the installed distributions.
 nlohmann::json list_json(const std::vector<install::InstalledDistribution>& dists);

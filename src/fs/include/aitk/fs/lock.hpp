@@ -24,6 +24,13 @@ class FileLock {
     // Throws util::Error naming the file when it cannot be opened or locked.
     static FileLock acquire(const std::filesystem::path& lock_file, LockMode mode);
 
+    // For a reader that may not write (a read-only mount, another user's folder): blocks until
+    // the lock on an existing `lock_file` is held, through a descriptor opened for reading only;
+    // creates nothing. Nothing when the file does not exist (no writer has ever locked it).
+    // Throws util::Error naming the file when it exists but cannot be opened or locked.
+    static std::optional<FileLock> acquire_existing(const std::filesystem::path& lock_file,
+                                                    LockMode mode);
+
     // Returns nothing when another holder keeps the lock for longer than `timeout`
     // (zero: a single non-blocking attempt).
     static std::optional<FileLock> try_acquire(const std::filesystem::path& lock_file,
