@@ -11,6 +11,7 @@
 #include "aitk/install/entry_points.hpp"
 #include "aitk/install/record.hpp"
 #include "aitk/install/windows_launcher.hpp"
+#include "aitk/util/shell_quote.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 #include "dist_info.hpp"
@@ -161,8 +162,13 @@ std::vector<Script> read_scripts(std::string_view label, const std::string& path
     return out;
 }
 
-// The first line of a script for `python`: "#!<python>", or the /bin/sh trampoline pip's
-// distlib writes when the path has a space or is too long for the kernel's shebang limit.
+// The first line of a script for `python`: "#!<python>" when the kernel runs that as it is
+// (printable, no space or tab, within its shebang limit), else the /bin/sh trampoline pip's
+// distlib writes, with the path single-quoted (util::sh_quote) where distlib double-quotes it.
+// The trampoline's second line is read twice: by sh as `exec '<python>' "$0" "$@"` and by
+// Python as a '''string''' it ignores, so nothing in the path may mean anything to either ($,
+// backticks and " act inside double quotes; a backslash would be an escape to Python). A plain
+// shebang with a control character is no better: Python reads a '\r' in it as a line break.
 std::string shebang(const stdfs::path& python, bool windows) {
     const std::string exe = util::utf8_of(python);
 #ifdef __APPLE__
@@ -170,11 +176,13 @@ std::string shebang(const stdfs::path& python, bool windows) {
 #else
     constexpr std::size_t max_shebang = 127;
 #endif
-    if (windows || (exe.find(' ') == std::string::npos && exe.size() + 3 <= max_shebang)) {
-        return "#!" + exe + "\n";
+    bool plain = exe.size() + 3 <= max_shebang;
+    for (char c : exe) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte <= 0x20 || byte == 0x7f) plain = false;
     }
-    const std::string quoted = exe.find(' ') == std::string::npos ? exe : "\"" + exe + "\"";
-    return "#!/bin/sh\n'''exec' " + quoted + " \"$0\" \"$@\"\n' '''\n";
+    if (windows || plain) return "#!" + exe + "\n";
+    return "#!/bin/sh\n'''exec' " + util::sh_quote(exe) + " \"$0\" \"$@\"\n' '''\n";
 }
 
 // "../../../bin" for the scripts folder seen from site-packages; "" for site-packages itself.
