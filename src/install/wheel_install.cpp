@@ -10,6 +10,7 @@
 
 #include "aitk/install/entry_points.hpp"
 #include "aitk/install/record.hpp"
+#include "aitk/install/skeleton.hpp"
 #include "aitk/install/windows_launcher.hpp"
 #include "aitk/util/shell_quote.hpp"
 #include "aitk/util/strings.hpp"
@@ -199,7 +200,8 @@ class Installer {
           request_(request),
           label_(request.label.empty() ? request.name + "-" + request.version : request.label),
           source_(Folder::open(request.unpacked, false)),
-          linker_(request.link_mode) {}
+          linker_(request.link_mode),
+          skeleton_(layout) {}
 
     WheelInstallResult run() {
         dist_info_ = find_dist_info(label_, request_);
@@ -226,11 +228,19 @@ class Installer {
         paths_[scripts] = layout_.scripts;
         paths_[headers] = layout_.headers / request_.name;
         paths_[data] = layout_.data;
-        for (int t = 0; t < target_count; ++t)
+        const stdfs::path prefix = stdfs::absolute(layout_.prefix).lexically_normal();
+        for (int t = 0; t < target_count; ++t) {
             prefixes_[t] = record_prefix(paths_[t], paths_[lib]);
+            const stdfs::path rel =
+                stdfs::absolute(paths_[t]).lexically_normal().lexically_relative(prefix);
+            if (!rel.empty() && *rel.begin() != "..") {
+                in_prefix_[t] = rel == "." ? std::string() : util::generic_utf8_of(rel) + "/";
+            }
+        }
         python_ = stdfs::absolute(layout_.python);
 
         plan(record_path);
+        refuse_scripts_over_the_skeleton(wrappers);
         files_.reserve(rows_.size() + wrappers.size() + 4);
         place_files();
         for (const auto& s : wrappers) {
@@ -297,6 +307,30 @@ class Installer {
                 p.target = static_cast<Target>(it - target_names.begin());
                 p.offset = static_cast<std::uint32_t>(key_end + 1);
                 if (p.target == scripts && needs_rewrite(path)) p.action = Action::write_script;
+            }
+            if (auto what = skeleton_file(p.target, std::string_view(path).substr(p.offset))) {
+                fail(label_, path, PrefixSkeleton::refusal(*what), PrefixSkeleton::hint());
+            }
+        }
+    }
+
+    // What a file written at `destination` (relative to the target's folder) would replace of
+    // the prefix's skeleton (skeleton.hpp), or nothing.
+    std::optional<std::string> skeleton_file(Target target, std::string_view destination) const {
+        if (!in_prefix_[target]) return std::nullopt;
+        return skeleton_.describe(*in_prefix_[target] + std::string(destination));
+    }
+
+    // A console or GUI script named like the interpreter, an activation script or a shim
+    // ("python3 = evil:main") is refused as a member over them would be.
+    void refuse_scripts_over_the_skeleton(const std::vector<Script>& wrappers) const {
+        for (const Script& s : wrappers) {
+            const std::string file = layout_.windows ? s.name + ".exe" : s.name;
+            if (auto what = skeleton_file(scripts, file)) {
+                fail(label_, dist_info_ + "/entry_points.txt",
+                     std::string(s.gui ? "gui_scripts '" : "console_scripts '") + s.name + "' " +
+                         PrefixSkeleton::refusal(*what),
+                     PrefixSkeleton::hint());
             }
         }
     }
@@ -444,10 +478,14 @@ class Installer {
     const std::string label_;
     Folder source_;
     detail::Linker linker_;
+    const PrefixSkeleton skeleton_;
     std::string dist_info_;
     stdfs::path python_;
     std::array<stdfs::path, target_count> paths_;
     std::array<std::string, target_count> prefixes_;
+    // Each target's folder relative to the prefix ("" for the prefix itself, else ending in
+    // '/'); nothing for a folder outside it.
+    std::array<std::optional<std::string>, target_count> in_prefix_;
     std::array<std::optional<Folder>, target_count> folders_;
     std::vector<InstalledFile> rows_;
     std::vector<Planned> planned_;

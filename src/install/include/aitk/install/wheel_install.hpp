@@ -28,8 +28,8 @@ std::optional<LinkMode> parse_link_mode(std::string_view text);
 // A wheel whose files do not match its RECORD, an unsafe member, a missing RECORD, ...
 class WheelError : public util::Error {
   public:
-    explicit WheelError(std::string message)
-        : util::Error(util::ExitCode::failure, std::move(message)) {}
+    explicit WheelError(std::string message, std::string hint = {})
+        : util::Error(util::ExitCode::failure, std::move(message), std::move(hint)) {}
 };
 
 // Unpacks `wheel` into `destination` (which must not exist) with secure extraction and a size
