@@ -1,5 +1,6 @@
 #include "aitk/install/skeleton.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "aitk/util/strings.hpp"
@@ -89,9 +90,26 @@ PrefixSkeleton::PrefixSkeleton(const PrefixLayout& layout)
     scripts_ = inside(layout.scripts);
     site_packages_ = inside(layout.purelib);
     state_ = inside(layout.state);
+    auto depth_of = [](const std::string& folder) {
+        return folder.empty()
+                   ? 0
+                   : 1 + static_cast<std::size_t>(std::count(folder.begin(), folder.end(), '/'));
+    };
+    max_depth_ = 1 + std::max(depth_of(scripts_), depth_of(site_packages_));
 }
 
 std::optional<std::string> PrefixSkeleton::describe(std::string_view relative) const {
+    // Most paths (a package's modules, deep in site-packages) are ruled out by their depth and
+    // first component alone, without folding anything: install_wheel asks for every file.
+    std::size_t depth = 0;
+    std::string_view first;
+    for (std::size_t start = 0; start <= relative.size();) {
+        const std::size_t end = std::min(relative.find('/', start), relative.size());
+        const std::string_view part = relative.substr(start, end - start);
+        if (!part.empty() && part != "." && ++depth == 1) first = part;
+        start = end + 1;
+    }
+    if (depth > max_depth_ && fold_component(first) != state_) return std::nullopt;
     const std::string folded = fold_path(relative);
     const std::size_t slash = folded.rfind('/');
     const std::string_view parent =

@@ -42,6 +42,7 @@ class PrefixSkeleton {
     std::string scripts_;           // "bin" / "scripts" (folded); empty when outside the prefix
     std::string site_packages_;     // "lib/python3.12/site-packages" (folded)
     std::string state_;             // ".aitk-env" (folded)
+    std::size_t max_depth_ = 1;     // the most components a skeleton file outside state_ has
 };
 
 }  // namespace aitk::install
