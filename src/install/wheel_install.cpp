@@ -1,4 +1,5 @@
-// install_wheel: plan every file of the verified tree first (so a bad wheel writes nothing),
+// install_wheel: plan every file of the verified tree first (so a bad wheel writes nothing: an
+// unknown .data folder, or a file or script name over the prefix's skeleton, skeleton.hpp),
 // then link or write them, then the script wrappers, the installer's files and RECORD.
 #include "aitk/install/wheel_install.hpp"
 
