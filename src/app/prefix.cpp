@@ -164,11 +164,10 @@ nlohmann::json VerifyReport::to_json() const {
         packages_json.push_back({{"name", p.name}, {"problem", p.problem}});
     nlohmann::json files_json = nlohmann::json::array();
     for (const auto& f : files) {
-        files_json.push_back(
-            {{"distribution", f.distribution},
-             {"path", f.path},
-             {"problem", f.problem == install::FileProblem::missing ? "missing" : "modified"},
-             {"detail", f.detail}});
+        files_json.push_back({{"distribution", f.distribution},
+                              {"path", f.path},
+                              {"problem", install::to_string(f.problem)},
+                              {"detail", f.detail}});
     }
     return {{"status", status()},         {"target", target},     {"clean", clean()},
             {"packages", packages_json},  {"files", files_json},  {"unowned", unowned},
@@ -206,9 +205,10 @@ std::string VerifyReport::text() const {
     for (const auto& p : packages)
         out += "package  " + p.name + ": " + p.problem + "\n";
     for (const auto& f : files) {
-        out += std::string(f.problem == install::FileProblem::missing ? "missing  " : "modified ") +
-               f.distribution + ": " + f.path + (f.detail.empty() ? "" : " (" + f.detail + ")") +
-               "\n";
+        std::string problem(install::to_string(f.problem));
+        problem.resize(std::max<std::size_t>(problem.size() + 1, 9), ' ');
+        out += problem + f.distribution + ": " + f.path +
+               (f.detail.empty() ? "" : " (" + f.detail + ")") + "\n";
     }
     for (const auto& u : unowned)
         out += "extra    " + u + "\n";

@@ -190,6 +190,10 @@ class Extractor {
         throw ArchiveError(problem, reader_.label(), member, std::move(detail));
     }
 
+    std::string total_rule() const {
+        return options_.max_total_rule.empty() ? "zip bomb?" : options_.max_total_rule;
+    }
+
     [[noreturn]] void fail_io(const std::string& member, const std::string& what, int err) {
         fail(Problem::write_failed, member, what + ": " + std::strerror(err));
     }
@@ -279,7 +283,7 @@ class Extractor {
     void make_directory(const Entry& entry, const std::string& path) {
         create_folder(entry.path, path);
         seen_.emplace(path, EntryType::directory);
-        result_.entries.push_back({path, EntryType::directory, 0, std::nullopt, {}});
+        result_.entries.push_back({path, EntryType::directory, 0, std::nullopt, {}, false});
     }
 
     void count_bytes(const std::string& stored, std::uint64_t file_end, std::uint64_t& counted) {
@@ -290,7 +294,8 @@ class Extractor {
             if (more > options_.max_total_bytes - before) {
                 fail(Problem::too_large, stored,
                      "takes the extracted size past the limit of " +
-                         std::to_string(options_.max_total_bytes) + " bytes (zip bomb?)");
+                         std::to_string(options_.max_total_bytes) + " bytes (" + total_rule() +
+                         ")");
             }
         } while (!total_bytes_.compare_exchange_weak(before, before + more));
         counted = file_end;
@@ -301,8 +306,18 @@ class Extractor {
             fail(Problem::too_large, entry.path,
                  "declares " + std::to_string(*entry.size) +
                      " bytes, past the extraction limit of " +
-                     std::to_string(options_.max_total_bytes) + " bytes (zip bomb?)");
+                     std::to_string(options_.max_total_bytes) + " bytes (" + total_rule() + ")");
         }
+        const std::optional<MemberLimit> limit =
+            options_.member_limit ? options_.member_limit(path) : std::nullopt;
+        auto past_cap = [&](std::uint64_t end) {
+            if (limit && end > limit->max_bytes) {
+                fail(Problem::too_large, entry.path,
+                     "expands past " + std::to_string(limit->max_bytes) + " bytes, " +
+                         options_.member_limit_name);
+            }
+        };
+        const bool skip = limit && limit->skip_data;
         OutputFile out(on_disk(path), (entry.mode & 0111u) != 0);
         if (out.error() != 0) {
             if (out.error() == EEXIST) {
@@ -318,7 +333,7 @@ class Extractor {
         std::uint64_t hashed = 0;   // bytes fed to the hash, in order
         std::string_view block;
         std::uint64_t offset = 0;
-        while (reader_.next_block(block, offset)) {
+        while (!skip && reader_.next_block(block, offset)) {
             if (offset > UINT64_MAX - block.size()) {
                 fail(Problem::unreadable, entry.path, "has an impossible data offset");
             }
@@ -329,6 +344,7 @@ class Extractor {
                      "inflates past the " + std::to_string(*entry.size) +
                          " bytes it declares (zip bomb?)");
             }
+            past_cap(offset + block.size());
             count_bytes(entry.path, offset + block.size(), counted);
             if (hasher) {
                 if (offset < hashed) {
@@ -343,8 +359,9 @@ class Extractor {
             }
         }
         std::uint64_t size = counted;
-        if (entry.size && *entry.size > size) {
+        if (!skip && entry.size && *entry.size > size) {
             // Only sparse entries end in a hole; a short zip member is caught by libarchive.
+            past_cap(*entry.size);
             count_bytes(entry.path, *entry.size, counted);
             if (!out.extend_to(*entry.size)) {
                 fail_io(entry.path, "cannot write '" + path + "'", out.error());
@@ -365,7 +382,8 @@ class Extractor {
              EntryType::file,
              size,
              hasher ? std::optional<fs::Digest256>(hasher->finish()) : std::nullopt,
-             {}});
+             {},
+             skip});
     }
 
     static void feed_zeros(fs::Sha256& hasher, std::uint64_t count) {
@@ -392,7 +410,8 @@ class Extractor {
         seen_.emplace(path, EntryType::symlink);
         symlinks_folded_.insert(ascii_fold(path));
         symlinks_.push_back({path, entry.path});
-        result_.entries.push_back({path, EntryType::symlink, 0, std::nullopt, entry.link_target});
+        result_.entries.push_back(
+            {path, EntryType::symlink, 0, std::nullopt, entry.link_target, false});
     }
 
     void make_hardlink(const Entry& entry, const std::string& path) {
@@ -415,8 +434,8 @@ class Extractor {
         if (ec) fail_io(entry.path, "cannot create hardlink '" + path + "'", ec.value());
         const ExtractedEntry& original = result_.entries[it->second];
         seen_.emplace(path, EntryType::hardlink);
-        result_.entries.push_back(
-            {path, EntryType::hardlink, original.size, original.sha256, *source});
+        result_.entries.push_back({path, EntryType::hardlink, original.size, original.sha256,
+                                   *source, original.data_skipped});
     }
 
     // Names alone cannot tell where a chain of links ends ("a -> b/..", with b itself a link

@@ -5,6 +5,7 @@
 #include "aitk/build/error.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
+#include "aitk/util/shell_quote.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 #include "output_tail.hpp"
@@ -106,16 +107,7 @@ std::string shell_quote(std::string_view argument) {
             plain = false;
         }
     }
-    if (plain) return std::string(argument);
-    std::string quoted = "'";
-    for (char c : argument) {
-        if (c == '\'') {
-            quoted += "'\\''";
-        } else {
-            quoted += c;
-        }
-    }
-    return quoted + "'";
+    return plain ? std::string(argument) : util::sh_quote(argument);
 }
 
 HookResult run_hook(const HookRunner& runner, const HookCall& call) {

@@ -45,4 +45,9 @@ void fail(std::string_view label, std::string_view member, std::string_view deta
     throw WheelError(wheel_message(label, member, detail));
 }
 
+void fail(std::string_view label, std::string_view member, std::string_view detail,
+          std::string hint) {
+    throw WheelError(wheel_message(label, member, detail), std::move(hint));
+}
+
 }  // namespace aitk::install::detail

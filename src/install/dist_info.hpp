@@ -24,5 +24,7 @@ bool dist_info_matches(std::string_view folder, std::string_view name, std::stri
 // "wheel <label>, member '<member>': <detail>", or "wheel <label>: <detail>" without a member.
 std::string wheel_message(std::string_view label, std::string_view member, std::string_view detail);
 [[noreturn]] void fail(std::string_view label, std::string_view member, std::string_view detail);
+[[noreturn]] void fail(std::string_view label, std::string_view member, std::string_view detail,
+                       std::string hint);
 
 }  // namespace aitk::install::detail

@@ -15,6 +15,7 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/install/record.hpp"
+#include "aitk/install/skeleton.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/util/error.hpp"
@@ -225,11 +226,13 @@ std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layou
     std::vector<stdfs::path> targets;
     std::map<stdfs::path, bool> parent_ok;
     const stdfs::path real_prefix = stdfs::weakly_canonical(prefix);
+    const PrefixSkeleton skeleton(layout);
     for (const InstalledFile& file : dist.record) {
         stdfs::path target = (base / from_generic(file.path)).lexically_normal();
         if (!is_within(target, prefix) || target == prefix) {
             refuse(file.path, "which is outside the prefix " + util::utf8_of(prefix));
         }
+        if (skeleton.describe_path(target)) continue;  // the prefix's own, whatever RECORD says
         auto [it, fresh] = parent_ok.emplace(target.parent_path(), true);
         if (fresh) {
             std::error_code ec;
@@ -305,11 +308,23 @@ std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layou
     return removed;
 }
 
+std::string_view to_string(FileProblem problem) noexcept {
+    switch (problem) {
+        case FileProblem::missing:
+            return "missing";
+        case FileProblem::modified:
+            return "modified";
+        case FileProblem::skeleton:
+            return "skeleton";
+    }
+    return "modified";
+}
+
 std::vector<FileDrift> verify_records(const PrefixLayout& layout,
                                       const std::vector<InstalledDistribution>& dists) {
-    (void)layout;
     std::vector<FileDrift> out;
     std::vector<CheckJob> jobs;
+    const PrefixSkeleton skeleton(layout);
     for (const auto& dist : dists) {
         if (dist.record.empty()) {
             FileDrift drift;
@@ -322,6 +337,15 @@ std::vector<FileDrift> verify_records(const PrefixLayout& layout,
         }
         const stdfs::path base = record_base(dist);
         for (const auto& file : dist.record) {
+            // A RECORD that claims the prefix's skeleton (pip installed a wheel over pyvenv.cfg)
+            // is drift even when the file matches it: the file's bytes are the wheel's now.
+            if (auto what =
+                    skeleton.describe_path((base / from_generic(file.path)).lexically_normal())) {
+                out.push_back(
+                    {dist.name, file.path, FileProblem::skeleton,
+                     "the prefix's " + *what + "; aitk-env owns it, no distribution may"});
+                continue;
+            }
             if (is_sha256_record_hash(file.hash)) jobs.push_back({&dist.name, &file, base});
         }
     }

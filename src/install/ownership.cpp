@@ -4,6 +4,7 @@
 #include <map>
 #include <system_error>
 
+#include "aitk/install/skeleton.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -28,7 +29,7 @@ OwnedFiles owned_files(const TxnPaths& paths, const PrefixLayout& layout,
                        const InstalledDistribution& dist) {
     const std::string who = dist.name + " " + dist.version;
     const stdfs::path record_file = dist.dist_info / "RECORD";
-    const stdfs::path state = absolute_normal(layout.state);
+    const PrefixSkeleton skeleton(layout);
     OwnedFiles owned;
     owned.dist_info = absolute_normal(dist.dist_info);
     if (!is_within(owned.dist_info, paths.prefix) || owned.dist_info == paths.prefix) {
@@ -58,9 +59,9 @@ OwnedFiles owned_files(const TxnPaths& paths, const PrefixLayout& layout,
         if (!is_within(target, paths.prefix) || target == paths.prefix) {
             refuse(file.path, "which is outside the prefix " + util::utf8_of(paths.prefix));
         }
-        if (is_within(target, state)) {
-            refuse(file.path, "which is inside aitk-env's own folder " + util::utf8_of(state));
-        }
+        // pyvenv.cfg, the interpreter, the shims, .aitk-env/...: a RECORD that lists one (pip
+        // installed a wheel over it) never takes it away; verify reports such a RECORD.
+        if (skeleton.describe_path(target)) continue;
         auto [it, fresh] = parent_ok.emplace(target.parent_path(), true);
         if (fresh) {
             std::error_code ec;

@@ -20,7 +20,8 @@ struct OwnedFiles {
 };
 
 // Throws util::Error (nothing is changed) when the RECORD is missing or names a file outside
-// the prefix or inside aitk-env's state folder.
+// the prefix. Files of the prefix's skeleton (skeleton.hpp: pyvenv.cfg, the interpreter, the
+// shims, .aitk-env/) are left out: no distribution owns them, whatever its RECORD says.
 OwnedFiles owned_files(const TxnPaths& paths, const PrefixLayout& layout,
                        const InstalledDistribution& dist);
 

@@ -1,4 +1,5 @@
-// install_wheel: plan every file of the verified tree first (so a bad wheel writes nothing),
+// install_wheel: plan every file of the verified tree first (so a bad wheel writes nothing: an
+// unknown .data folder, or a file or script name over the prefix's skeleton, skeleton.hpp),
 // then link or write them, then the script wrappers, the installer's files and RECORD.
 #include "aitk/install/wheel_install.hpp"
 
@@ -10,7 +11,9 @@
 
 #include "aitk/install/entry_points.hpp"
 #include "aitk/install/record.hpp"
+#include "aitk/install/skeleton.hpp"
 #include "aitk/install/windows_launcher.hpp"
+#include "aitk/util/shell_quote.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 #include "dist_info.hpp"
@@ -161,8 +164,13 @@ std::vector<Script> read_scripts(std::string_view label, const std::string& path
     return out;
 }
 
-// The first line of a script for `python`: "#!<python>", or the /bin/sh trampoline pip's
-// distlib writes when the path has a space or is too long for the kernel's shebang limit.
+// The first line of a script for `python`: "#!<python>" when the kernel runs that as it is
+// (printable, no space or tab, within its shebang limit), else the /bin/sh trampoline pip's
+// distlib writes, with the path single-quoted (util::sh_quote) where distlib double-quotes it.
+// The trampoline's second line is read twice: by sh as `exec '<python>' "$0" "$@"` and by
+// Python as a '''string''' it ignores, so nothing in the path may mean anything to either ($,
+// backticks and " act inside double quotes; a backslash would be an escape to Python). A plain
+// shebang with a control character is no better: Python reads a '\r' in it as a line break.
 std::string shebang(const stdfs::path& python, bool windows) {
     const std::string exe = util::utf8_of(python);
 #ifdef __APPLE__
@@ -170,11 +178,13 @@ std::string shebang(const stdfs::path& python, bool windows) {
 #else
     constexpr std::size_t max_shebang = 127;
 #endif
-    if (windows || (exe.find(' ') == std::string::npos && exe.size() + 3 <= max_shebang)) {
-        return "#!" + exe + "\n";
+    bool plain = exe.size() + 3 <= max_shebang;
+    for (char c : exe) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte <= 0x20 || byte == 0x7f) plain = false;
     }
-    const std::string quoted = exe.find(' ') == std::string::npos ? exe : "\"" + exe + "\"";
-    return "#!/bin/sh\n'''exec' " + quoted + " \"$0\" \"$@\"\n' '''\n";
+    if (windows || plain) return "#!" + exe + "\n";
+    return "#!/bin/sh\n'''exec' " + util::sh_quote(exe) + " \"$0\" \"$@\"\n' '''\n";
 }
 
 // "../../../bin" for the scripts folder seen from site-packages; "" for site-packages itself.
@@ -191,7 +201,8 @@ class Installer {
           request_(request),
           label_(request.label.empty() ? request.name + "-" + request.version : request.label),
           source_(Folder::open(request.unpacked, false)),
-          linker_(request.link_mode) {}
+          linker_(request.link_mode),
+          skeleton_(layout) {}
 
     WheelInstallResult run() {
         dist_info_ = find_dist_info(label_, request_);
@@ -218,11 +229,19 @@ class Installer {
         paths_[scripts] = layout_.scripts;
         paths_[headers] = layout_.headers / request_.name;
         paths_[data] = layout_.data;
-        for (int t = 0; t < target_count; ++t)
+        const stdfs::path prefix = stdfs::absolute(layout_.prefix).lexically_normal();
+        for (int t = 0; t < target_count; ++t) {
             prefixes_[t] = record_prefix(paths_[t], paths_[lib]);
+            const stdfs::path rel =
+                stdfs::absolute(paths_[t]).lexically_normal().lexically_relative(prefix);
+            if (!rel.empty() && *rel.begin() != "..") {
+                in_prefix_[t] = rel == "." ? std::string() : util::generic_utf8_of(rel) + "/";
+            }
+        }
         python_ = stdfs::absolute(layout_.python);
 
         plan(record_path);
+        refuse_scripts_over_the_skeleton(wrappers);
         files_.reserve(rows_.size() + wrappers.size() + 4);
         place_files();
         for (const auto& s : wrappers) {
@@ -289,6 +308,30 @@ class Installer {
                 p.target = static_cast<Target>(it - target_names.begin());
                 p.offset = static_cast<std::uint32_t>(key_end + 1);
                 if (p.target == scripts && needs_rewrite(path)) p.action = Action::write_script;
+            }
+            if (auto what = skeleton_file(p.target, std::string_view(path).substr(p.offset))) {
+                fail(label_, path, PrefixSkeleton::refusal(*what), PrefixSkeleton::hint());
+            }
+        }
+    }
+
+    // What a file written at `destination` (relative to the target's folder) would replace of
+    // the prefix's skeleton (skeleton.hpp), or nothing.
+    std::optional<std::string> skeleton_file(Target target, std::string_view destination) const {
+        if (!in_prefix_[target]) return std::nullopt;
+        return skeleton_.describe(*in_prefix_[target] + std::string(destination));
+    }
+
+    // A console or GUI script named like the interpreter, an activation script or a shim
+    // ("python3 = evil:main") is refused as a member over them would be.
+    void refuse_scripts_over_the_skeleton(const std::vector<Script>& wrappers) const {
+        for (const Script& s : wrappers) {
+            const std::string file = layout_.windows ? s.name + ".exe" : s.name;
+            if (auto what = skeleton_file(scripts, file)) {
+                fail(label_, dist_info_ + "/entry_points.txt",
+                     std::string(s.gui ? "gui_scripts '" : "console_scripts '") + s.name + "' " +
+                         PrefixSkeleton::refusal(*what),
+                     PrefixSkeleton::hint());
             }
         }
     }
@@ -436,10 +479,14 @@ class Installer {
     const std::string label_;
     Folder source_;
     detail::Linker linker_;
+    const PrefixSkeleton skeleton_;
     std::string dist_info_;
     stdfs::path python_;
     std::array<stdfs::path, target_count> paths_;
     std::array<std::string, target_count> prefixes_;
+    // Each target's folder relative to the prefix ("" for the prefix itself, else ending in
+    // '/'); nothing for a folder outside it.
+    std::array<std::optional<std::string>, target_count> in_prefix_;
     std::array<std::optional<Folder>, target_count> folders_;
     std::vector<InstalledFile> rows_;
     std::vector<Planned> planned_;

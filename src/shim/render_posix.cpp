@@ -1,3 +1,4 @@
+#include "aitk/util/shell_quote.hpp"
 #include "aitk/util/strings.hpp"
 #include "embedded_templates.hpp"
 #include "renderers.hpp"
@@ -25,7 +26,7 @@ constexpr std::string_view kCaseSeparator = " | \\\n        ";
 std::string posix_environment(const PrefixEnvironment& prefix) {
     std::string variables;
     for (const auto& [name, value] : applicable_variables(prefix)) {
-        variables += "_aitk_default " + name + " " + sh_quote(value) + "\n";
+        variables += "_aitk_default " + name + " " + util::sh_quote(value) + "\n";
     }
     return fill_template(
         embedded::shim_posix_environment_sh(),
@@ -40,9 +41,9 @@ std::string posix_environment(const PrefixEnvironment& prefix) {
 
 TemplateValues sh_values(const PrefixEnvironment& prefix) {
     return {
-        {"SH_PREFIX", sh_quote(prefix_text(prefix))},
-        {"SH_SCRIPTS", sh_quote(scripts_text(prefix))},
-        {"SH_PROMPT", sh_quote("(" + prompt_label(prefix_text(prefix)) + ") ")},
+        {"SH_PREFIX", util::sh_quote(prefix_text(prefix))},
+        {"SH_SCRIPTS", util::sh_quote(scripts_text(prefix))},
+        {"SH_PROMPT", util::sh_quote("(" + prompt_label(prefix_text(prefix)) + ") ")},
         {"POSIX_ENVIRONMENT", posix_environment(prefix)},
     };
 }

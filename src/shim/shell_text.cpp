@@ -56,19 +56,6 @@ bool is_typographic_single_quote(std::string_view text, std::size_t i) {
 
 }  // namespace
 
-std::string sh_quote(std::string_view value) {
-    std::string out = "'";
-    for (char c : value) {
-        if (c == '\'') {
-            out += "'\\''";
-        } else {
-            out.push_back(c);
-        }
-    }
-    out.push_back('\'');
-    return out;
-}
-
 std::string fish_quote(std::string_view value) {
     std::string out = "'";
     for (char c : value) {

@@ -7,8 +7,8 @@
 
 namespace aitk::shim::detail {
 
-// POSIX sh (and bash, zsh): '...' with each ' written as '\''.
-std::string sh_quote(std::string_view value);
+// POSIX sh (and bash, zsh): util::sh_quote (aitk/util/shell_quote.hpp), shared with the
+// installer's script trampolines.
 
 // fish: '...' where \ and ' are escaped with a backslash (the only escapes fish reads there).
 std::string fish_quote(std::string_view value);

@@ -79,7 +79,7 @@ TEST(ShellQuote, QuotesWhatTheShellWouldSplit) {
     EXPECT_EQ(shell_quote("/usr/bin/python3.12"), "/usr/bin/python3.12");
     EXPECT_EQ(shell_quote("A=b:c"), "A=b:c");
     EXPECT_EQ(shell_quote("two words"), "'two words'");
-    EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+    EXPECT_EQ(shell_quote("it's"), "'it'\"'\"'s'");
     EXPECT_EQ(shell_quote(""), "''");
     EXPECT_EQ(shell_quote("$HOME"), "'$HOME'");
 }

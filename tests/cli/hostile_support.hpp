@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -280,6 +281,53 @@ inline CliResult cli_with_cache(const VictimWorld& world, const std::filesystem:
     r.out = std::move(result->out);
     r.err = std::move(result->err);
     return r;
+}
+
+// --- Hostile releases of the victim (test_hostile_skeleton.cpp, test_hostile_expansion.cpp) ---
+
+// A wheel named like a release of the victim ("victim-<version>-py3-none-any.whl" in the
+// world's mirror, under files/hostile/<tag>/): the members build_wheel writes for `spec` (its
+// name and version are set here), changed by `edit`, written as they are.
+inline BuiltArtifact victim_release(
+    const VictimWorld& world, const std::string& tag, WheelSpec spec,
+    const std::function<void(std::vector<archive::WriteEntry>&)>& edit,
+    const std::string& version = "2.0") {
+    spec.name = "victim";
+    spec.version = version;
+    auto entries = wheel_entries(spec);
+    edit(entries);
+    return write_wheel("victim-" + version + "-py3-none-any.whl", std::move(entries),
+                       world.path("mirror/files/hostile/" + tag));
+}
+
+// The world's lock with `wheel` in victim 1.0's place (version, hash, size, URL), as a new file
+// beside it. Empty when the lock no longer has the shape this expects.
+inline std::filesystem::path victim_lock_for(const VictimWorld& world, const BuiltArtifact& wheel,
+                                             const std::string& version) {
+    auto replace_every = [](std::string& text, const std::string& from, const std::string& to) {
+        bool found = false;
+        for (auto at = text.find(from); at != std::string::npos;
+             at = text.find(from, at + to.size())) {
+            text.replace(at, from.size(), to);
+            found = true;
+        }
+        return found;
+    };
+    std::string text = world.lock_text;
+    const auto& v = world.victim;
+    const std::string rel = wheel.path.lexically_relative(world.path("mirror")).generic_string();
+    const bool ok = replace_every(text, v.sha256, wheel.sha256) &&
+                    replace_every(text, "/files/simple/victim/" + v.filename, "/" + rel) &&
+                    replace_every(text, v.filename, wheel.filename) &&
+                    replace_every(text, "victim==1.0", "victim==" + version) &&
+                    replace_every(text, "version: \"1.0\"", "version: \"" + version + "\"") &&
+                    replace_every(text, "size: " + std::to_string(v.size),
+                                  "size: " + std::to_string(wheel.size));
+    if (!ok) return {};
+    static int counter = 0;
+    auto out = world.path("release-" + std::to_string(counter++) + ".lock.yml");
+    fs::write_file_atomic(out, text);
+    return out;
 }
 
 }  // namespace aitk::test

@@ -146,10 +146,16 @@ TEST_F(Unpack, RefusesAZipBombOverTheCap) {
     files.push_back({"evil/bomb.bin", std::string(64 * 1024, '\0')});  // compresses to ~100 bytes
     UnpackLimits limits;
     limits.max_total_bytes = 16 * 1024;
-    EXPECT_EQ(refusal(wheel(files), limits),
-              "wheel " + wheel_name +
-                  ", member 'evil/bomb.bin': declares 65536 bytes, past the extraction limit of "
-                  "16384 bytes (zip bomb?)");
+    // Refused from RECORD's sizes, before a byte is extracted (test_expansion_limit.cpp).
+    EXPECT_EQ(
+        refusal(wheel(files), limits),
+        "wheel " + wheel_name +
+            ", member 'evil/bomb.bin': takes the wheel past 16384 bytes expanded (RECORD's "
+            "sizes add up to " +
+            std::to_string(record_of(files).size() + 64 * 1024 + 6 + files[1].second.size() +
+                           files[2].second.size()) +
+            "), the most it may expand to: the extraction limit of 16384 bytes; no real wheel "
+            "expands that much (zip bomb?)");
 }
 
 TEST_F(Unpack, RefusesAHashThatDisagreesWithRecord) {

@@ -167,14 +167,14 @@ TEST_F(WheelInstall, ScriptWrapperIsWhatPipWrites) {
               "if __name__ == '__main__':\n"
               "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
               "    sys.exit(App.run())\n");
-    // A path with a space, or past the kernel's 127-byte shebang limit: the /bin/sh trampoline.
-    EXPECT_TRUE(
-        posix_script_text("/my envs/bin/python", "m", "f")
-            .starts_with("#!/bin/sh\n'''exec' \"/my envs/bin/python\" \"$0\" \"$@\"\n' '''\n"
-                         "# -*- coding: utf-8 -*-\n"));
+    // A path with a space, or past the kernel's 127-byte shebang limit: the /bin/sh trampoline,
+    // the path single-quoted (test_script_trampoline.cpp runs hostile ones).
+    EXPECT_TRUE(posix_script_text("/my envs/bin/python", "m", "f")
+                    .starts_with("#!/bin/sh\n'''exec' '/my envs/bin/python' \"$0\" \"$@\"\n' '''\n"
+                                 "# -*- coding: utf-8 -*-\n"));
     const std::string deep = "/" + std::string(130, 'd') + "/bin/python";
     EXPECT_TRUE(posix_script_text(deep, "m", "f")
-                    .starts_with("#!/bin/sh\n'''exec' " + deep + " \"$0\" \"$@\"\n' '''\n"));
+                    .starts_with("#!/bin/sh\n'''exec' '" + deep + "' \"$0\" \"$@\"\n' '''\n"));
 }
 
 TEST_F(WheelInstall, LongPrefixGetsTheTrampolineInRewrittenScriptsToo) {
@@ -183,8 +183,8 @@ TEST_F(WheelInstall, LongPrefixGetsTheTrampolineInRewrittenScriptsToo) {
     install_wheel(layout, request(datapkg()));
     const std::string python = stdfs::absolute(layout.python).string();
     EXPECT_EQ(aitk::fs::read_file(prefix / "bin/datapkg-tool"),
-              "#!/bin/sh\n'''exec' " + python +
-                  " \"$0\" \"$@\"\n' '''\nimport datapkg\n"
+              "#!/bin/sh\n'''exec' '" + python +
+                  "' \"$0\" \"$@\"\n' '''\nimport datapkg\n"
                   "datapkg.main()\n");
 }
 

@@ -86,12 +86,12 @@ TEST_F(PosixShims, RendersThreeFilesInTheScriptsFolder) {
     }
     EXPECT_TRUE(files[0].content.starts_with("#!/bin/sh\n"));
     auto quoted = [](std::string text) {
-        return "'" + std::regex_replace(text, std::regex("'"), "'\\''") + "'";
+        return "'" + std::regex_replace(text, std::regex("'"), "'\"'\"'") + "'";
     };
     EXPECT_THAT(files[0].content,
                 ::testing::HasSubstr("_aitk_prefix=" + quoted(prefix_.string()) +
                                      "\n_aitk_scripts=" + quoted(scripts()) + "\n"));
-    EXPECT_THAT(files[0].content, ::testing::HasSubstr("'\\''s prefix'\n"));
+    EXPECT_THAT(files[0].content, ::testing::HasSubstr("'\"'\"'s prefix'\n"));
 }
 
 TEST_F(PosixShims, TheIssueExampleCheckedByRunningEnv) {

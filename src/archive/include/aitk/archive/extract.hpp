@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,9 +21,24 @@ enum class LinkPolicy {
     reject,        // any link is an error (wheels: pip cannot install them either)
 };
 
+// A member whose data passes `max_bytes` is stopped before a byte past it is written. With
+// `skip_data` its data is not read at all: it is made empty (ExtractedEntry::data_skipped), for a
+// member the caller refuses by name afterwards (a wheel member RECORD does not list), so it
+// need not fill the disk first.
+struct MemberLimit {
+    std::uint64_t max_bytes = 0;
+    bool skip_data = false;
+};
+
 struct ExtractOptions {
     // Zip-bomb defence: counted on the bytes actually produced, not on what headers claim.
     std::uint64_t max_total_bytes = 16ull << 30;
+    // Why max_total_bytes is what it is, for the errors that name it (default: "zip bomb?").
+    std::string max_total_rule;
+    // Per-member limits (a wheel's RECORD sizes), asked once per file member with its
+    // normalised path; nullopt: no limit but the total.
+    std::function<std::optional<MemberLimit>(const std::string& path)> member_limit;
+    std::string member_limit_name = "its limit";  // for "expands past N bytes, <name>"
     std::uint64_t max_entries = 500'000;
     LinkPolicy links = LinkPolicy::allow_inside;
     // Hash each file while writing it (an installer compares them with RECORD without a
@@ -46,6 +62,7 @@ struct ExtractedEntry {
     std::uint64_t size = 0;               // files: bytes written
     std::optional<fs::Digest256> sha256;  // files, with compute_sha256
     std::string link_target;              // symlinks: as stored; hardlinks: normalised source
+    bool data_skipped = false;            // MemberLimit::skip_data: made empty, data unread
 };
 
 struct ExtractResult {

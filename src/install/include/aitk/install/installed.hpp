@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aitk/install/layout.hpp"
@@ -25,11 +26,16 @@ struct InstalledDistribution {
 // distribution with an empty record (verify reports it).
 std::vector<InstalledDistribution> installed_distributions(const PrefixLayout& layout);
 
-// Removes every file RECORD lists (and folders left empty). Returns the paths removed.
+// Removes every file RECORD lists (and folders left empty), except the prefix's skeleton
+// (skeleton.hpp). Returns the paths removed.
 std::vector<std::filesystem::path> remove_distribution(const PrefixLayout& layout,
                                                        const InstalledDistribution& dist);
 
-enum class FileProblem { missing, modified };
+// skeleton: RECORD lists a file of the prefix's skeleton (skeleton.hpp), which no distribution
+// may own; such a file is never removed with its distribution.
+enum class FileProblem { missing, modified, skeleton };
+// "missing", "modified", "skeleton" (verify's report and JSON).
+std::string_view to_string(FileProblem problem) noexcept;
 struct FileDrift {
     std::string distribution;
     std::string path;  // as RECORD lists it
@@ -38,7 +44,8 @@ struct FileDrift {
 };
 
 // Every RECORD entry with a hash checked against the disk (scripts and .pyc files the installer
-// wrote are in RECORD too). Sorted by distribution, then path.
+// wrote are in RECORD too), and every entry naming a file of the prefix's skeleton reported as
+// such. Sorted by distribution, then path.
 std::vector<FileDrift> verify_records(const PrefixLayout& layout,
                                       const std::vector<InstalledDistribution>& dists);
 

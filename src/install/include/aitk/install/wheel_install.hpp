@@ -28,8 +28,8 @@ std::optional<LinkMode> parse_link_mode(std::string_view text);
 // A wheel whose files do not match its RECORD, an unsafe member, a missing RECORD, ...
 class WheelError : public util::Error {
   public:
-    explicit WheelError(std::string message)
-        : util::Error(util::ExitCode::failure, std::move(message)) {}
+    explicit WheelError(std::string message, std::string hint = {})
+        : util::Error(util::ExitCode::failure, std::move(message), std::move(hint)) {}
 };
 
 // Unpacks `wheel` into `destination` (which must not exist) with secure extraction and a size
@@ -39,13 +39,28 @@ class WheelError : public util::Error {
 void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::path& destination);
 
 // Zip-bomb and entry-count caps for unpack_wheel (counted on the bytes actually written).
+//
+// The expansion rule: RECORD is read first (through the zip's central directory), every member
+// is stopped as soon as it passes the size RECORD gives for it, and the members together (as
+// RECORD sizes them, and as written) may expand to at most
+//     max(expansion_floor, expansion_ratio x the wheel's size)   (and never past max_total_bytes)
+// = max(64 MiB, 50 x size). Real wheels expand 1.4 to 3.6 times: a torch CUDA wheel ~2 (1.9 GB
+// -> 3.9 GB), CUDA libraries 1.4 (libcuvs 1.10 GB -> 1.59 GB), libcuml 3.6 (1.1 GB -> 4.0 GB),
+// scikit-learn 3.4, pip and setuptools (text) 2.8 to 3.4, no single member of them past 17;
+// deflate itself stops near 1030 (1 MB of zeros -> 1 GiB). 50 leaves 14x headroom over the most
+// expansive real wheel found; the 64 MiB floor lets any small wheel hold whatever it likes.
 struct UnpackLimits {
     std::uint64_t max_total_bytes = 16ull << 30;
     std::uint64_t max_entries = 500'000;
     std::size_t threads = 1;  // the members spread over this many threads (a large wheel)
+    std::uint64_t expansion_floor = 64ull << 20;
+    std::uint64_t expansion_ratio = 50;
 };
 void unpack_wheel(const std::filesystem::path& wheel, const std::filesystem::path& destination,
                   const UnpackLimits& limits);
+
+// The most a wheel of `wheel_bytes` may expand to under `limits` (see UnpackLimits).
+std::uint64_t wheel_expansion_limit(std::uint64_t wheel_bytes, const UnpackLimits& limits) noexcept;
 
 struct WheelInstallRequest {
     std::filesystem::path unpacked;  // the verified tree
