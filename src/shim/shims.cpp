@@ -29,7 +29,9 @@ stdfs::path relative_to_prefix(const PrefixEnvironment& prefix, const stdfs::pat
         bool absolute = text.starts_with(u8'/') || (text.size() >= 2 && text[1] == u8':');
         return absolute ? folder : stdfs::path(text);
     }
-    if (folder.is_relative()) return folder;
+    // A rooted POSIX folder ("/envs/p/bin") is relative to std::filesystem on a Windows host (it
+    // has no drive), yet it lies inside the prefix just the same.
+    if (!folder.has_root_directory() && !folder.has_root_name()) return folder;
     stdfs::path relative = folder.lexically_relative(prefix.prefix);
     if (relative.empty() || *relative.begin() == "..") return folder;
     return relative;

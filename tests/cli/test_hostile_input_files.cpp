@@ -73,7 +73,9 @@ class HostileInputFiles : public ::testing::Test {
     static std::string including(const std::string& path) {
         const auto file = world->path("in/includes.txt");
         stdfs::create_directories(file.parent_path());
-        fs::write_file_atomic(file, "victim\n-r " + path + "\n");
+        // Forward slashes: in a requirements file, as in pip, a backslash escapes the next
+        // character, so a Windows path is written C:/like/this.
+        fs::write_file_atomic(file, "victim\n-r " + stdfs::path(path).generic_string() + "\n");
         return file.string();
     }
 

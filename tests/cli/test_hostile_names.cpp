@@ -197,15 +197,18 @@ TEST_F(HostileNames, ABundleMemberNamedAfterAWindowsDeviceIsRefusedBeforeTheCach
     const std::string from = world->victim.sha256 + "/" + world->victim.filename;
     const std::string to = world->victim.sha256 + "/CON.whl";
     std::vector<archive::WriteEntry> entries;
-    auto reader = archive::Reader::open(world->path("good.tar.zst"));
-    while (const auto* e = reader.next()) {
-        std::string name = e->path;
-        std::string content = reader.read_all(1ull << 30);
-        if (const auto at = name.find(from); at != std::string::npos)
-            name.replace(at, from.size(), to);
-        if (const auto at = content.find(from); at != std::string::npos && name == "manifest.json")
-            content.replace(at, from.size(), to);
-        entries.push_back(archive::WriteEntry::file(name, content));
+    {  // The reader closes the file before it is removed (Windows refuses to remove an open one).
+        auto reader = archive::Reader::open(world->path("good.tar.zst"));
+        while (const auto* e = reader.next()) {
+            std::string name = e->path;
+            std::string content = reader.read_all(1ull << 30);
+            if (const auto at = name.find(from); at != std::string::npos)
+                name.replace(at, from.size(), to);
+            if (const auto at = content.find(from);
+                at != std::string::npos && name == "manifest.json")
+                content.replace(at, from.size(), to);
+            entries.push_back(archive::WriteEntry::file(name, content));
+        }
     }
     archive::WriteOptions options;
     options.sort = false;

@@ -87,7 +87,8 @@ TEST_F(HostileSecrets, ALineOfAFileOutsideTheInputsFolderIsNeverShown) {
     auto outside = fs::TempDir::create("aitk-secret-elsewhere");
     const auto secret = outside.path() / "secret.txt";
     fs::write_file_atomic(secret, "victim\nroot:$6$salt$SECRETHASHVALUE:20228:0:99999:7:::\n");
-    const auto file = write("project/requirements.txt", "victim\n-r " + secret.string() + "\n");
+    const auto file =
+        write("project/requirements.txt", "victim\n-r " + secret.generic_string() + "\n");
     for (const bool json : {false, true}) {
         const auto before = world->state();
         auto r = run_in_world(*world, lock_args("-r", file, json));

@@ -8,9 +8,16 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/project/conda_environment.hpp"
 #include "aitk/project/requirements_file.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace aitk::project {
 namespace {
+
+// A path as messages and locations show it: with this system's separators (backslashes on
+// Windows), so the same expectations hold on every OS.
+std::string shown(const char* path) {
+    return util::utf8_of(std::filesystem::path(path).make_preferred());
+}
 
 RequirementsReadOptions tree(std::map<std::string, std::string> files,
                              util::Environment environment = {}) {
@@ -50,7 +57,7 @@ TEST(InputSecrets, AnIncludedPathShowsTheVariableNotItsValue) {
     auto options = tree({}, {{"SECRET_DIR", "private-folder-name"}});
     auto parsed = parse_requirements_text("-r ${SECRET_DIR}/x.txt\n", "/proj/r.txt", options);
     ASSERT_FALSE(parsed);
-    EXPECT_NE(parsed.error().message.find("/proj/${SECRET_DIR}/x.txt"), std::string::npos)
+    EXPECT_NE(parsed.error().message.find(shown("/proj/${SECRET_DIR}/x.txt")), std::string::npos)
         << parsed.error().message;
     EXPECT_EQ(parsed.error().message.find("private-folder-name"), std::string::npos);
 }
@@ -60,7 +67,7 @@ TEST(InputSecrets, ALineOfAFileOutsideTheInputsFolderIsNotShown) {
                          {"/etc/secret.txt", "victim\nroot:SECRETHASH:1:2\n"}});
     auto parsed = read_requirements_file("/proj/r.txt", options);
     ASSERT_FALSE(parsed);
-    EXPECT_EQ(parsed.error().where.to_string(), "/etc/secret.txt:2:5");
+    EXPECT_EQ(parsed.error().where.to_string(), shown("/etc/secret.txt") + ":2:5");
     EXPECT_NE(parsed.error().message.find("its text is not shown"), std::string::npos);
     EXPECT_EQ(parsed.error().message.find("SECRETHASH"), std::string::npos)
         << parsed.error().message;
@@ -72,7 +79,7 @@ TEST(InputSecrets, ALineOfANestedFileInsideTheFolderIsShown) {
         {{"/proj/r.txt", "-r sub/more.txt\n"}, {"/proj/sub/more.txt", "not a requirement!\n"}});
     auto parsed = read_requirements_file("/proj/r.txt", options);
     ASSERT_FALSE(parsed);
-    EXPECT_EQ(parsed.error().where.file, "/proj/sub/more.txt");
+    EXPECT_EQ(parsed.error().where.file, shown("/proj/sub/more.txt"));
     EXPECT_NE(parsed.error().message.find("not a requirement!"), std::string::npos)
         << parsed.error().message;
 }
