@@ -170,19 +170,23 @@ int open_lock_fd(const std::filesystem::path& lock_file) {
     }
 }
 
+// Waits for the lock on `fd`; on failure closes it and throws.
+int flock_or_fail(int fd, const std::filesystem::path& lock_file, LockMode mode) {
+    const int op = mode == LockMode::exclusive ? LOCK_EX : LOCK_SH;
+    while (::flock(fd, op) != 0) {
+        if (errno == EINTR) continue;
+        const int err = errno;
+        ::close(fd);
+        fail("cannot lock", lock_file, std::strerror(err));
+    }
+    return fd;
+}
+
 }  // namespace
 
 FileLock FileLock::acquire(const std::filesystem::path& lock_file, LockMode mode) {
     ensure_parent(lock_file);
-    int fd = open_lock_fd(lock_file);
-    int op = mode == LockMode::exclusive ? LOCK_EX : LOCK_SH;
-    while (::flock(fd, op) != 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        fail("cannot lock", lock_file, std::strerror(err));
-    }
-    return FileLock(lock_file, fd, mode);
+    return FileLock(lock_file, flock_or_fail(open_lock_fd(lock_file), lock_file, mode), mode);
 }
 
 std::optional<FileLock> FileLock::acquire_existing(const std::filesystem::path& lock_file,
@@ -196,14 +200,7 @@ std::optional<FileLock> FileLock::acquire_existing(const std::filesystem::path& 
         if (errno == ENOENT) return std::nullopt;
         fail("cannot open lock file", lock_file, std::strerror(errno));
     }
-    int op = mode == LockMode::exclusive ? LOCK_EX : LOCK_SH;
-    while (::flock(fd, op) != 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        fail("cannot lock", lock_file, std::strerror(err));
-    }
-    return FileLock(lock_file, fd, mode);
+    return FileLock(lock_file, flock_or_fail(fd, lock_file, mode), mode);
 }
 
 std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& lock_file, LockMode mode,

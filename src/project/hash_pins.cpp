@@ -147,28 +147,25 @@ HashChecking hash_checking_for(const ProjectInput& input, const Target& target,
         }
     }
 
-    for (const auto* entry : requirements) {
-        const auto& line = entry->line;
-        if (!line.requirement || line.hashes.empty()) continue;
+    // The pin of a hashed line's package, made at the first line that names it.
+    auto pin_of = [&](const auto& line) -> HashPin* {
+        if (!line.requirement || line.hashes.empty()) return nullptr;
         auto& pin = out.pins[line.requirement->canonical_name()];
         if (pin.name.empty()) {
             pin.name = line.requirement->canonical_name();
             pin.where = line.where;
             pin.line = shown(line);
         }
-        add_unique(pin.allowed, line.hashes);
-        pin.specifier &= line.requirement->specifier();
+        return &pin;
+    };
+    for (const auto* entry : requirements) {
+        if (auto* pin = pin_of(entry->line)) {
+            add_unique(pin->allowed, entry->line.hashes);
+            pin->specifier &= entry->line.requirement->specifier();
+        }
     }
     for (const auto* entry : constraints) {
-        const auto& line = entry->line;
-        if (!line.requirement || line.hashes.empty()) continue;
-        auto& pin = out.pins[line.requirement->canonical_name()];
-        if (pin.name.empty()) {
-            pin.name = line.requirement->canonical_name();
-            pin.where = line.where;
-            pin.line = shown(line);
-        }
-        add_unique(pin.constrained, line.hashes);
+        if (auto* pin = pin_of(entry->line)) add_unique(pin->constrained, entry->line.hashes);
     }
     if (!out.on) return out;
 
