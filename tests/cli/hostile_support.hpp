@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
@@ -329,5 +331,25 @@ inline std::filesystem::path victim_lock_for(const VictimWorld& world, const Bui
     fs::write_file_atomic(out, text);
     return out;
 }
+
+// The fixture of a suite whose tests share one VictimWorld, made once per suite (a served mirror
+// and a prefix take seconds to build). Its tests are skipped where the world's Python is missing.
+// A suite that adds to SetUp calls this one first and stops when it skipped or failed.
+class VictimWorldTest : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        if (VictimWorld::available()) world = new VictimWorld;
+    }
+    static void TearDownTestSuite() {
+        delete world;
+        world = nullptr;
+    }
+    void SetUp() override {
+        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
+        ASSERT_TRUE(world->error.empty()) << world->error;
+    }
+
+    static inline VictimWorld* world = nullptr;
+};
 
 }  // namespace aitk::test

@@ -25,18 +25,11 @@ namespace stdfs = std::filesystem;
 
 const std::string victim_module = "victim/__init__.py";
 
-class HostileCache : public ::testing::Test {
+class HostileCache : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
     void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
+        VictimWorldTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) return;
         const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
         home = world->path("cache-tests") / name;
         stdfs::create_directories(home);
@@ -117,7 +110,6 @@ class HostileCache : public ::testing::Test {
         return n;
     }
 
-    static inline VictimWorld* world = nullptr;
     stdfs::path home;
 };
 

@@ -59,21 +59,8 @@ class SmallDisk {
     bool mounted_ = false;
 };
 
-class HostileDiskFull : public ::testing::Test {
+class HostileDiskFull : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 // The cache's disk is full when the wheel is downloaded: the error names the cache, its

@@ -17,20 +17,8 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-class HostileExpansion : public ::testing::Test {
+class HostileExpansion : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     static void expect_refused(const BuiltArtifact& wheel, const std::vector<std::string>& parts) {
         const auto lock = victim_lock_for(*world, wheel, "2.0");
         ASSERT_FALSE(lock.empty()) << "the lock no longer has the expected shape";
@@ -44,8 +32,6 @@ class HostileExpansion : public ::testing::Test {
         EXPECT_EQ(VictimWorld::changes(before, world->state(), wheel.sha256), "");
         stdfs::remove(lock);
     }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 TEST_F(HostileExpansion, AMemberLargerThanItsRecordSizeIsStoppedThere) {

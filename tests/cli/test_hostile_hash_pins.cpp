@@ -217,8 +217,8 @@ TEST_F(HashPins, RequireHashesInTheFileOrOnTheCommandLine) {
                     "victim==1.0 --hash=sha256:" + world->victim.sha256});
 
     auto flag = write_case("victim==1.0\ndep==1.0\n");
-    expect_refused(flag, lock(flag, {"--require-hashes"}), 2, {"--require-hashes on the command line"},
-                   {"--require-hashes"});
+    expect_refused(flag, lock(flag, {"--require-hashes"}), 2,
+                   {"--require-hashes on the command line"}, {"--require-hashes"});
     // Without it, the same file locks as before.
     auto off = write_case("victim==1.0\ndep==1.0\n");
     expect_accepted(off, lock(off));

@@ -26,20 +26,8 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-class HostileInputFiles : public ::testing::Test {
+class HostileInputFiles : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     // `args` must exit 2 within 30 s with every one of `parts` in its error, and change nothing.
     static void expect_refused(const std::vector<std::string>& args,
                                const std::vector<std::string>& parts) {
@@ -79,7 +67,6 @@ class HostileInputFiles : public ::testing::Test {
         return file.string();
     }
 
-    static inline VictimWorld* world = nullptr;
     // Outside the world: a terabyte file must never be hashed by state().
     fs::TempDir elsewhere = fs::TempDir::create("aitk-input-files");
 };

@@ -37,20 +37,8 @@ bool replace_all(std::string& text, const std::string& from, const std::string& 
     return found;
 }
 
-class HostileWheels : public ::testing::Test {
+class HostileWheels : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python_bin << "/python3.11";
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     // A wheel named like a new release of the victim, with the members `edit` leaves.
     static BuiltArtifact hostile_wheel(
         const std::string& tag, const std::function<void(std::vector<archive::WriteEntry>&)>& edit,
@@ -99,8 +87,6 @@ class HostileWheels : public ::testing::Test {
         EXPECT_EQ(VictimWorld::changes(before, world->state(), wheel.sha256), "");
         stdfs::remove(lock);
     }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 archive::WriteEntry file_entry(std::string path, std::string content) {

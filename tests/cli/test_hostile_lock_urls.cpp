@@ -19,20 +19,8 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-class HostileLockUrls : public ::testing::Test {
+class HostileLockUrls : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     // The victim wheel's URL as the world's lock writes it.
     static std::string victim_url() {
         return world->server.url("/files/simple/victim/" + world->victim.filename);
@@ -80,8 +68,6 @@ class HostileLockUrls : public ::testing::Test {
     static std::vector<std::string> sync_args(const stdfs::path& lock) {
         return {"sync", "-l", lock.string(), "-p", world->path("prefix").string()};
     }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 // The lock names /etc/shadow as the victim's wheel: refused by sync, setup, mirror and bundle,

@@ -18,20 +18,8 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-class HostileNames : public ::testing::Test {
+class HostileNames : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     static std::string write(const std::string& name, const std::string& content) {
         const auto path = world->path("in/" + name).make_preferred();
         stdfs::create_directories(path.parent_path());
@@ -79,8 +67,6 @@ class HostileNames : public ::testing::Test {
         const auto column = std::stoul(place.substr(colon + 1)) + key.size();
         return file + ":" + place.substr(0, colon) + ":" + std::to_string(column);
     }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 TEST_F(HostileNames, AnEnvironmentYmlNameThatClimbsOutOfLockfilesIsRefused) {

@@ -21,20 +21,8 @@ namespace stdfs = std::filesystem;
 const std::string token = "tok-3f9a7c1e5b";
 const std::string token_variable = "SECRET_TOKEN=" + token;
 
-class HostileSecrets : public ::testing::Test {
+class HostileSecrets : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     static std::string write(const std::string& name, const std::string& content) {
         const auto path = world->path("in/" + name).make_preferred();
         stdfs::create_directories(path.parent_path());
@@ -78,8 +66,6 @@ class HostileSecrets : public ::testing::Test {
         EXPECT_EQ(r.err.find(secret), std::string::npos) << r.err;
         EXPECT_EQ(files_holding(secret), "");
     }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 TEST_F(HostileSecrets, ALineOfAFileOutsideTheInputsFolderIsNeverShown) {

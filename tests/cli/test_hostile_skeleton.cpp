@@ -19,20 +19,8 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-class HostileSkeleton : public ::testing::Test {
+class HostileSkeleton : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     static stdfs::path prefix() { return world->path("prefix"); }
     static stdfs::path site_packages() { return prefix() / "lib/python3.11/site-packages"; }
 
@@ -68,8 +56,6 @@ class HostileSkeleton : public ::testing::Test {
         EXPECT_EQ(VictimWorld::changes(before, after, wheel.sha256), "");
         stdfs::remove(lock);
     }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 const std::string wheel_name = "wheel victim-2.0-py3-none-any.whl";

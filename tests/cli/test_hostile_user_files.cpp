@@ -15,20 +15,8 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-class HostileUserFiles : public ::testing::Test {
+class HostileUserFiles : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     // (Names avoid NUL, CON and the other reserved device names of Windows.)
     static std::string write(const std::string& name, const std::string& content) {
         const auto path = world->path("in/" + name).make_preferred();
@@ -76,8 +64,6 @@ class HostileUserFiles : public ::testing::Test {
         if (at != std::string::npos) text.replace(at, from.size(), to);
         return text;
     }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 const std::string fifty_megabytes(50u << 20, 'a');

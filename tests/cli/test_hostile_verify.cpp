@@ -115,20 +115,8 @@ class ReadOnlyTree {
 };
 #endif
 
-class HostileVerify : public ::testing::Test {
+class HostileVerify : public VictimWorldTest {
   protected:
-    static void SetUpTestSuite() {
-        if (VictimWorld::available()) world = new VictimWorld;
-    }
-    static void TearDownTestSuite() {
-        delete world;
-        world = nullptr;
-    }
-    void SetUp() override {
-        if (world == nullptr) GTEST_SKIP() << "no " << hostile_python;
-        ASSERT_TRUE(world->error.empty()) << world->error;
-    }
-
     // A prefix of its own, set up from the world's lock (the cache is warm: no download).
     static stdfs::path fresh_prefix(const std::string& name) {
         const auto prefix = world->path(name);
@@ -159,8 +147,6 @@ class HostileVerify : public ::testing::Test {
             EXPECT_TRUE(json.contains(key)) << key << " missing in " << json.dump();
         return json;
     }
-
-    static inline VictimWorld* world = nullptr;
 };
 
 #ifndef _WIN32
