@@ -37,20 +37,7 @@ inline CliResult run_in_world(const VictimWorld& world, std::vector<std::string>
             request.environment_changes[entry.substr(0, eq)] = entry.substr(eq + 1);
         }
     }
-    CliResult r;
-    auto result = util::run_process(request);
-    if (!result) {
-        r.err = "cannot start aitk-env: " + result.error().message;
-        return r;
-    }
-    r.out = std::move(result->out);
-    r.err = std::move(result->err);
-    if (result->end == util::ProcessEnd::exited) {
-        r.exit_code = result->exit_code;
-    } else {
-        r.err += "\n(" + result->describe() + ")";
-    }
-    return r;
+    return cli_result_of(request);
 }
 
 // Line and column (1-based) of the first occurrence of `needle` in `text`: "L:C".

@@ -349,6 +349,15 @@ class VictimWorldTest : public ::testing::Test {
         ASSERT_TRUE(world->error.empty()) << world->error;
     }
 
+    // `content` written to the world's "in/<name>" (folders made); its path as text. Names
+    // avoid NUL, CON and the other reserved device names of Windows.
+    static std::string write(const std::string& name, const std::string& content) {
+        const auto path = world->path("in/" + name).make_preferred();
+        std::filesystem::create_directories(path.parent_path());
+        fs::write_file_atomic(path, content);
+        return path.string();
+    }
+
     static inline VictimWorld* world = nullptr;
 };
 

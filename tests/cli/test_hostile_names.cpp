@@ -20,13 +20,6 @@ namespace stdfs = std::filesystem;
 
 class HostileNames : public VictimWorldTest {
   protected:
-    static std::string write(const std::string& name, const std::string& content) {
-        const auto path = world->path("in/" + name).make_preferred();
-        stdfs::create_directories(path.parent_path());
-        fs::write_file_atomic(path, content);
-        return path.string();
-    }
-
     static std::string out(const std::string& name) { return world->path(name).string(); }
 
     // `args` must exit 2 with every one of `parts` in its error and change nothing.

@@ -23,13 +23,6 @@ const std::string token_variable = "SECRET_TOKEN=" + token;
 
 class HostileSecrets : public VictimWorldTest {
   protected:
-    static std::string write(const std::string& name, const std::string& content) {
-        const auto path = world->path("in/" + name).make_preferred();
-        stdfs::create_directories(path.parent_path());
-        fs::write_file_atomic(path, content);
-        return path.string();
-    }
-
     static std::vector<std::string> lock_args(const std::string& flag, const std::string& file,
                                               bool json = false) {
         std::vector<std::string> args = {"lock",

@@ -17,14 +17,6 @@ namespace stdfs = std::filesystem;
 
 class HostileUserFiles : public VictimWorldTest {
   protected:
-    // (Names avoid NUL, CON and the other reserved device names of Windows.)
-    static std::string write(const std::string& name, const std::string& content) {
-        const auto path = world->path("in/" + name).make_preferred();
-        stdfs::create_directories(path.parent_path());
-        fs::write_file_atomic(path, content);
-        return path.string();
-    }
-
     // `args` must exit 2 with an error holding every one of `parts`, change nothing, and keep
     // its message short.
     static void expect_bad_input(const std::vector<std::string>& args,

@@ -65,18 +65,9 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
     return r;
 }
 
-// The binary with exactly `environment` (nothing inherited from the test), in
-// `working_directory` when one is given. A run that did not exit on its own (killed, timed out)
-// has exit code -1 and says how it ended at the end of `err`.
-inline CliResult run_cli_in(const std::vector<std::string>& args, util::Environment environment,
-                            std::chrono::seconds timeout = std::chrono::seconds(120),
-                            const std::filesystem::path& working_directory = {}) {
-    util::ProcessRequest request;
-    request.argv.push_back(AITK_ENV_EXE);
-    request.argv.insert(request.argv.end(), args.begin(), args.end());
-    request.environment = std::move(environment);
-    request.working_directory = working_directory;
-    request.timeout = timeout;
+// Runs `request` (the binary and its arguments): a run that did not exit on its own (killed,
+// timed out) has exit code -1 and says how it ended at the end of `err`.
+inline CliResult cli_result_of(const util::ProcessRequest& request) {
     CliResult r;
     auto result = util::run_process(request);
     if (!result) {
@@ -91,6 +82,21 @@ inline CliResult run_cli_in(const std::vector<std::string>& args, util::Environm
         r.err += "\n(" + result->describe() + ")";
     }
     return r;
+}
+
+// The binary with exactly `environment` (nothing inherited from the test), in
+// `working_directory` when one is given. A run that did not exit on its own (killed, timed out)
+// has exit code -1 and says how it ended at the end of `err`.
+inline CliResult run_cli_in(const std::vector<std::string>& args, util::Environment environment,
+                            std::chrono::seconds timeout = std::chrono::seconds(120),
+                            const std::filesystem::path& working_directory = {}) {
+    util::ProcessRequest request;
+    request.argv.push_back(AITK_ENV_EXE);
+    request.argv.insert(request.argv.end(), args.begin(), args.end());
+    request.environment = std::move(environment);
+    request.working_directory = working_directory;
+    request.timeout = timeout;
+    return cli_result_of(request);
 }
 
 #ifndef _WIN32
