@@ -12,6 +12,7 @@
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 #include "commands.hpp"
+#include "uv_options.hpp"
 
 namespace aitk::cli {
 
@@ -22,6 +23,7 @@ struct LockArgs {
     std::vector<std::string> targets, upgrade_packages;
     bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
          require_hashes = false;
+    app::UvLockOptions uv;
 };
 
 }  // namespace
@@ -65,6 +67,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                    "pip's hash-checking mode: every requirement pinned with == and hashes, "
                    "dependencies included (on by itself when any line has a hash)")
         ->envname("AITK_ENV_REQUIRE_HASHES");
+    add_uv_selection_flags(*lock, a->uv);
     lock->add_flag("--skip-unmapped", a->skip_unmapped,
                    "environment.yml: go on when conda packages have no PyPI name");
     lock->footer(
@@ -78,6 +81,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.input = input_selection(a->manifest, a->requirements, a->conda_file, a->project_dir,
                                         a->skip_unmapped);
         request.input.require_hashes = a->require_hashes;
+        request.uv = a->uv;
         request.output = path_or_none(a->output);
         request.targets = a->targets;
         if (!a->python.empty()) request.python = a->python;

@@ -1,0 +1,12 @@
+#pragma once
+// uv sync's selection flags on setup, sync and lock: which extras and dependency groups of a
+// uv project to install (`--extra`, `--all-extras`, `--group`, `--no-default-groups`).
+#include <CLI/CLI.hpp>
+
+#include "aitk/app/uv_lock_input.hpp"
+
+namespace aitk::cli {
+
+void add_uv_selection_flags(CLI::App& command, app::UvLockOptions& options);
+
+}  // namespace aitk::cli
