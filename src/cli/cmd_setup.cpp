@@ -78,6 +78,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                    "with -l: every locked file must have a sha256")
         ->envname("AITK_ENV_REQUIRE_HASHES");
     add_uv_selection_flags(*setup, args->uv);
+    add_locked_flag(*setup, args->uv);
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -120,7 +121,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
             // mapping, a skipped package) still belongs beside it.
             std::cout << outcome.sync.plan.describe();
             for (const auto& note : outcome.notes)
-                std::cerr << "note: " << note << "\n";
+                std::cerr << (note.starts_with("warning: ") ? "" : "note: ") << note << "\n";
         } else if (globals.verbosity >= 0) {
             std::cerr << outcome.summary();
         }

@@ -15,4 +15,10 @@ void add_uv_selection_flags(CLI::App& command, app::UvLockOptions& options) {
                      "default-groups)");
 }
 
+void add_locked_flag(CLI::App& command, app::UvLockOptions& options) {
+    command.add_flag("--locked", options.locked,
+                     "uv.lock: exit 1 when it no longer matches the pyproject.toml beside it "
+                     "(uv sync --locked); without it, a warning");
+}
+
 }  // namespace aitk::cli
