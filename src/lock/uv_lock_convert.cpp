@@ -81,25 +81,41 @@ class Converter {
     }
 
     // uv's choice: the wheel whose best tag ranks highest here, then the higher build tag; the
-    // first one of equals.
+    // first one of equals. The tags are ranked in the file name's compressed form: a big lock
+    // lists hundreds of wheels for a few installed ones.
     const UvFile* best_wheel(const UvPackage& p) const {
         const UvFile* best = nullptr;
         std::size_t best_rank = 0;
         std::optional<pep::BuildTag> best_build;
         for (const auto& wheel : p.wheels) {
-            auto name = pep::WheelFilename::parse(wheel.filename);
-            if (!name) {
+            const std::string_view name = wheel.filename;
+            std::vector<std::size_t> dashes;
+            for (std::size_t i = 0; i < name.size(); ++i)
+                if (name[i] == '-') dashes.push_back(i);
+            if (!name.ends_with(".whl") || (dashes.size() != 4 && dashes.size() != 5)) {
+                auto parsed = pep::WheelFilename::parse(wheel.filename);
                 fail(wheel.where, quoted(p.label()) + ": " + quoted(wheel.filename) +
-                                      " is not a wheel file name: " + name.error().message);
+                                      " is not a wheel file name" +
+                                      (parsed ? std::string() : ": " + parsed.error().message));
             }
-            auto rank = options_.tags->best_rank(std::span<const pep::Tag>(name->tags));
+            const auto tags_at = dashes[dashes.size() - 3] + 1;
+            auto rank = options_.tags->best_rank(name.substr(tags_at, name.size() - 4 - tags_at));
             if (!rank) continue;
-            const bool better = best == nullptr || *rank < best_rank ||
-                                (*rank == best_rank && name->build > best_build);
+            std::optional<pep::BuildTag> build;
+            if (dashes.size() == 5) {
+                auto parsed = pep::WheelFilename::parse(wheel.filename);
+                if (!parsed) {
+                    fail(wheel.where, quoted(p.label()) + ": " + quoted(wheel.filename) +
+                                          " is not a wheel file name: " + parsed.error().message);
+                }
+                build = parsed->build;
+            }
+            const bool better =
+                best == nullptr || *rank < best_rank || (*rank == best_rank && build > best_build);
             if (better) {
                 best = &wheel;
                 best_rank = *rank;
-                best_build = name->build;
+                best_build = build;
             }
         }
         return best;

@@ -80,17 +80,21 @@ class Reader {
         return out;
     }
     // A project, extra or group name, normalised (PEP 503 / PEP 685).
-    std::string name(const toml::node& node, const std::string& path) const {
+    // Names repeat on every edge: each text is checked once.
+    std::string name(const toml::node& node, const std::string& path) {
         const std::string& text = string(node, path);
+        auto found = names_.find(text);
+        if (found != names_.end()) return found->second;
         if (!pep::is_valid_name(text))
             fail(node, quoted(path) + " " + quoted(text) + " is not a valid name");
         std::string normalised = pep::canonicalize_name(text);
         if (auto problem = util::path_name_problem(normalised)) {
             fail(node, quoted(path) + " " + quoted(text) + " cannot name a file: " + *problem);
         }
+        names_.emplace(text, normalised);
         return normalised;
     }
-    std::vector<std::string> names(const toml::node& node, const std::string& path) const {
+    std::vector<std::string> names(const toml::node& node, const std::string& path) {
         std::vector<std::string> out;
         const auto& list = array(node, path);
         for (std::size_t i = 0; i < list.size(); ++i)
@@ -118,6 +122,7 @@ class Reader {
   private:
     std::string file_;
     std::unordered_map<std::string, std::shared_ptr<const pep::Marker>> markers_;
+    std::unordered_map<std::string, std::string> names_;
 };
 
 // The keys of one table: only those listed are accepted.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "aitk/lock/uv_lock_project.hpp"
 #include "aitk/pep/name.hpp"
@@ -182,8 +183,9 @@ struct Entry {
     std::string specifier;  // canonical
     std::string url;        // a direct reference ("git+https://…@rev", an archive URL)
     const pep::Marker* marker = nullptr;
-    std::string only_extra;  // an optional dependency of this extra
-    bool registry = true;    // not from a git, URL or local source
+    std::string marker_text;  // the same, as text: the key of what it selects
+    std::string only_extra;   // an optional dependency of this extra
+    bool registry = true;     // not from a git, URL or local source
 };
 
 // What one side asks for: requirements of names that `[tool.uv.sources]` does not redirect
@@ -216,11 +218,11 @@ class Judge {
             extras.push_back(pep::canonicalize_name(x));
         std::sort(extras.begin(), extras.end());
         if (!sourced_.count(e.name)) {
-            side.exact.insert({e.name, util::join(extras, ","), e.specifier, e.url,
-                               selection(e.marker, e.only_extra, false)});
+            side.exact.insert(
+                {e.name, util::join(extras, ","), e.specifier, e.url, selection(e, false)});
             return;
         }
-        const std::string bits = selection(e.marker, e.only_extra, true);
+        const std::string bits = selection(e, true);
         // An entry for environments no real machine has (Windows reporting "x86_64"): uv
         // splits markers exhaustively; nothing to compare.
         if (bits.find('1') == std::string::npos) return;
@@ -234,8 +236,19 @@ class Judge {
     }
 
   private:
-    std::string selection(const pep::Marker* marker, const std::string& only_extra,
-                          bool coarse) const {
+    // What the entry's marker selects; markers repeat (every optional dependency of an extra
+    // has `extra == '…'`), so each is judged once.
+    const std::string& selection(const Entry& e, bool coarse) const {
+        std::string key = e.marker_text;
+        key += '\0';
+        key += e.only_extra;
+        key += coarse ? 'c' : 'f';
+        auto found = judged_.find(key);
+        if (found != judged_.end()) return found->second;
+        return judged_.emplace(std::move(key), judge(e.marker, e.only_extra, coarse)).first->second;
+    }
+
+    std::string judge(const pep::Marker* marker, const std::string& only_extra, bool coarse) const {
         std::string bits;
         for (const auto& extra : extras_) {
             const bool in_scope = only_extra.empty() || extra == only_extra;
@@ -258,6 +271,7 @@ class Judge {
 
     std::vector<std::string> extras_;  // "" first, then the project's extras
     std::set<std::string> sourced_;
+    mutable std::unordered_map<std::string, std::string> judged_;
 };
 
 std::string describe(const Key& key) {
@@ -328,6 +342,7 @@ Entry entry_of(const pep::Requirement& r, const std::string& only_extra) {
     e.specifier = r.specifier().to_string();
     e.url = r.url().value_or("");
     e.marker = r.marker() ? &*r.marker() : nullptr;
+    e.marker_text = r.marker() ? r.marker()->to_string() : std::string();
     e.only_extra = only_extra;
     return e;
 }
@@ -339,6 +354,7 @@ Entry entry_of(const UvRequirement& r, const pep::Marker* marker) {
     e.extras = r.extras;
     e.specifier = canonical_specifier(r.specifier);
     e.marker = marker;
+    e.marker_text = r.marker;
     if (!r.git.empty()) {
         auto git = parse_uv_git_url(r.git + "#" + std::string(40, '0'));
         if (git) {
