@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "aitk/app/lock.hpp"
 #include "aitk/app/uv_lock_input.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/error.hpp"
@@ -196,6 +197,21 @@ TEST(UvLockInput, TheStatusOfAProjectFolder) {
     EXPECT_NE(status.reason.find("dependency group 'dev'"), std::string::npos) << status.reason;
     test::TempDir empty("uv-lock-none");
     EXPECT_FALSE(uv_lock_status(empty.path).present);
+}
+
+// verify, export, bundle, mirror and doctor take aitk-env's lockfile: a uv.lock gets the way to
+// one instead of a YAML error.
+TEST(UvLockInput, OtherCommandsSayHowToConvertIt) {
+    Project dia("nari-labs_dia");
+    try {
+        read_lockfile(dia.lock());
+        FAIL() << "read as a lockfile";
+    } catch (const util::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("is a uv.lock, not an aitk-env lockfile"),
+                  std::string::npos)
+            << e.what();
+        EXPECT_NE(e.hint().find("aitk-env lock --from"), std::string::npos) << e.hint();
+    }
 }
 
 TEST(UvLockInput, IsUvLockByItsName) {
