@@ -252,7 +252,9 @@ class Converter {
         options.target_id = t.id;
         const auto folder = request_.path.parent_path();
         options.local_url = [folder](std::string_view relative) {
-            return index::path_to_file_url(folder / util::path_from_utf8(std::string(relative)));
+            auto path = (folder / util::path_from_utf8(std::string(relative))).lexically_normal();
+            if (!path.has_filename()) path = path.parent_path();  // "." → the folder itself
+            return index::path_to_file_url(path);
         };
         auto packages = lock::uv_locked_packages(lock_, candidate.set, options);
         if (!packages) throw packages.error().to_error();

@@ -5,6 +5,7 @@
 
 #include "aitk/lock/uv_lock_install.hpp"
 #include "aitk/pep/wheel_filename.hpp"
+#include "aitk/util/redact.hpp"
 
 namespace aitk::lock {
 namespace {
@@ -156,7 +157,8 @@ class Converter {
         if (!p.wheels.empty()) {
             const auto* wheel = best_wheel(p);
             if (wheel == nullptr) {
-                fail(p.where, quoted(p.label()) + " is the wheel " + quoted(p.source.location) +
+                fail(p.where, quoted(p.label()) + " is the wheel " +
+                                  quoted(util::redact_url(p.source.location)) +
                                   ", which does not fit " + options_.target_id);
             }
             out.wheel = wheel_file(p, *wheel);

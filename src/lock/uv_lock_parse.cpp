@@ -10,6 +10,7 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/path_name.hpp"
+#include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::lock {
@@ -521,7 +522,7 @@ void link_dependencies(const Reader& reader, UvLock& lock) {
         }
         if (matches.size() != 1) {
             std::string what = d.name + (d.version.empty() ? "" : " " + d.version) +
-                               (d.source ? " from " + d.source->location : "");
+                               (d.source ? " from " + util::redact_url(d.source->location) : "");
             reader.fail(d.where,
                         "package " + quoted(from.label()) + " depends on " + quoted(what) +
                             ", which names " +
@@ -606,10 +607,10 @@ UvLock read_lock(Reader& reader, const toml::table& root) {
         if (!ids.emplace(p.name, p.version, std::string(to_string(p.source.kind)),
                          p.source.location)
                  .second) {
-            reader.fail(
-                p.where,
-                "package " + quoted(p.label()) + " from " + p.source.location + " appears twice",
-                "regenerate the lock with `uv lock`");
+            reader.fail(p.where,
+                        "package " + quoted(p.label()) + " from " +
+                            util::redact_url(p.source.location) + " appears twice",
+                        "regenerate the lock with `uv lock`");
         }
     }
     link_dependencies(reader, lock);
@@ -642,13 +643,14 @@ util::Expected<UvGitUrl, std::string> parse_uv_git_url(std::string_view text) {
     UvGitUrl out;
     const auto hash = text.find('#');
     if (hash == std::string_view::npos) {
-        return util::Unexpected<std::string>("git source " + quoted(text) +
+        return util::Unexpected<std::string>("git source " + quoted(util::redact_url(text)) +
                                              " names no commit (uv writes `#<commit>`)");
     }
     out.commit = util::to_lower(text.substr(hash + 1));
     if (!util::is_hex(out.commit) || (out.commit.size() != 40 && out.commit.size() != 64)) {
-        return util::Unexpected<std::string>("git source " + quoted(text) + " ends in " +
-                                             quoted(out.commit) + ", which is not a full commit");
+        return util::Unexpected<std::string>("git source " + quoted(util::redact_url(text)) +
+                                             " ends in " + quoted(out.commit) +
+                                             ", which is not a full commit");
     }
     std::string_view url = text.substr(0, hash);
     const auto question = url.find('?');
@@ -664,13 +666,15 @@ util::Expected<UvGitUrl, std::string> parse_uv_git_url(std::string_view text) {
             } else if (key == "subdirectory") {
                 out.subdirectory = value;
             } else if (key != "lfs") {
-                return util::Unexpected<std::string>("git source " + quoted(text) +
+                return util::Unexpected<std::string>("git source " +
+                                                     quoted(util::redact_url(text)) +
                                                      " has the unknown query key " + quoted(key));
             }
         }
     }
     if (out.repository.empty())
-        return util::Unexpected<std::string>("git source " + quoted(text) + " names no repository");
+        return util::Unexpected<std::string>("git source " + quoted(util::redact_url(text)) +
+                                             " names no repository");
     return out;
 }
 

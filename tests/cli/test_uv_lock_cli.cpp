@@ -216,5 +216,38 @@ TEST_F(UvLockCli, ABadUvLockIsExit2AtItsLineAndWritesNothing) {
     EXPECT_FALSE(stdfs::exists(work.path() / "z.lock.yml"));
 }
 
+// A uv.lock someone hands over reads local sources only under its own folder (issue 33's rule):
+// `directory = "../outside"` is refused before anything is made.
+TEST(UvLockCliLocalFiles, ASourceOutsideTheLocksFolderIsRefused) {
+    fs::TempDir dir = fs::TempDir::create("aitk-uv-lock-outside");
+    write_file(dir.path() / "proj" / "uv.lock", R"(version = 1
+revision = 3
+requires-python = ">=3.10"
+
+[[package]]
+name = "demo"
+version = "0.1.0"
+source = { editable = "." }
+dependencies = [
+    { name = "outside" },
+]
+
+[[package]]
+name = "outside"
+version = "1.0"
+source = { directory = "../outside" }
+)");
+    stdfs::create_directories(dir.path() / "outside");
+    const auto lock = (dir.path() / "proj" / "uv.lock").string();
+    auto refused =
+        run_cli({"--cache-dir", (dir.path() / "cache").string(), "--no-progress", "setup", "-l",
+                 lock, "-p", (dir.path() / "proj" / "venv").string(), "--dry-run"},
+                "", {"AITK_ENV_NO_GPU=1"});
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_NE(refused.err.find("the lock names the file"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("outside"), std::string::npos) << refused.err;
+    EXPECT_FALSE(stdfs::exists(dir.path() / "proj" / "venv"));
+}
+
 }  // namespace
 }  // namespace aitk::test

@@ -105,6 +105,10 @@ TEST(UvLockParse, TakesGitSourcesApart) {
     ASSERT_TRUE(tag);
     EXPECT_EQ(tag->reference, "v1.1.4.post7");
     EXPECT_FALSE(parse_uv_git_url("https://github.com/x/y.git?rev=main"));
+    // A token in the URL never reaches a message.
+    auto secret = parse_uv_git_url("https://user:s3cret@github.com/x/y.git?rev=main");
+    ASSERT_FALSE(secret);
+    EXPECT_EQ(secret.error().find("s3cret"), std::string::npos) << secret.error();
     EXPECT_FALSE(parse_uv_git_url("https://github.com/x/y.git#abc"));
 }
 
