@@ -218,5 +218,27 @@ TEST_F(UvLockTargetCli, AFileWhoseHashDiffersIsRefusedAndNothingIsMade) {
     EXPECT_FALSE(stdfs::exists(work.path() / "env" / "pyvenv.cfg"));
 }
 
+TEST_F(UvLockTargetCli, AFileWithoutAHashIsExit2AtItsLineAndNothingIsMade) {
+    // uv writes a hash for every registry file; one without is refused where it is written,
+    // before anything is downloaded or made.
+    std::string text = fs::read_file(work.path() / "demo" / "uv.lock");
+    const auto wheel = text.find(numpy_wheel_tag);
+    ASSERT_NE(wheel, std::string::npos);
+    const auto hash = text.rfind(", hash = \"sha256:", text.find("sha256:", wheel));
+    text.erase(hash, std::string(", hash = \"sha256:\"").size() + 64);
+    fs::write_file_atomic(work.path() / "demo" / "uv.lock", text);
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(wheel), '\n');
+    auto refused = setup("env");
+    EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+    EXPECT_NE(refused.err.find(uv_lock() + ":" + std::to_string(line) + ":"), std::string::npos)
+        << refused.err;
+    EXPECT_NE(refused.err.find("has no hash in the lock"), std::string::npos) << refused.err;
+    EXPECT_FALSE(stdfs::exists(work.path() / "env"));
+    auto locked =
+        run({"lock", "--from", uv_lock(), "--target", host_target, "-o", path("demo.lock.yml")});
+    EXPECT_EQ(locked.exit_code, 2) << locked.err;
+    EXPECT_FALSE(stdfs::exists(work.path() / "demo.lock.yml"));
+}
+
 }  // namespace
 }  // namespace aitk::test
