@@ -199,5 +199,81 @@ TEST(UvLockConvert, AFileWithoutAHashIsRefusedWhereItIsWritten) {
         << packages.error().describe();
 }
 
+// uv's other sources become the lockfile's source nodes, which the build layer builds (git,
+// local folders, editable or not) or takes as they are (a local wheel, by its locked hash).
+TEST(UvLockConvert, GitDirectoryAndPathSourcesBecomeSourceNodes) {
+    const std::string commit = "0123456789abcdef0123456789abcdef01234567";
+    const std::string text = R"(version = 1
+revision = 3
+requires-python = ">=3.10"
+
+[[package]]
+name = "demo"
+version = "0.1.0"
+source = { editable = "." }
+dependencies = [
+    { name = "gitpkg" },
+    { name = "localdir" },
+    { name = "localwheel" },
+]
+
+[[package]]
+name = "gitpkg"
+version = "1.0"
+source = { git = "https://github.com/x/gitpkg.git?subdirectory=python&branch=main#)" +
+                             commit + R"(" }
+
+[[package]]
+name = "localdir"
+version = "0.2"
+source = { directory = "libs/localdir" }
+
+[[package]]
+name = "localwheel"
+version = "1.0"
+source = { path = "wheels/localwheel-1.0-py3-none-any.whl" }
+wheels = [
+    { filename = "localwheel-1.0-py3-none-any.whl", hash = "sha256:)" +
+                             std::string(64, 'b') + R"(" },
+]
+)";
+    auto parsed = parse_uv_lock(text, "uv.lock");
+    ASSERT_TRUE(parsed) << parsed.error().describe();
+    const auto tags = pep::TagPriority::for_target(uv_test::platform("linux", "x86_64"));
+    UvConversionOptions options;
+    options.tags = &tags;
+    options.local_url = [](std::string_view relative) {
+        return "file:///work/demo/" + std::string(relative);
+    };
+    options.target_id = "linux-x86_64-cpu";
+    auto packages =
+        uv_locked_packages(*parsed, walk(*parsed, environment("linux", "x86_64")), options);
+    ASSERT_TRUE(packages) << packages.error().describe();
+    ASSERT_EQ(packages->size(), 4u);
+
+    const auto& git = find(*packages, "gitpkg");
+    ASSERT_TRUE(git.source);
+    EXPECT_EQ(git.source->kind, SourceKind::vcs);
+    EXPECT_EQ(git.source->url, "git+https://github.com/x/gitpkg.git");
+    EXPECT_EQ(git.source->commit, commit);
+    EXPECT_EQ(git.source->revision, "main");
+    EXPECT_EQ(git.source->subdirectory, "python");
+    EXPECT_FALSE(git.wheel);
+
+    const auto& dir = find(*packages, "localdir");
+    ASSERT_TRUE(dir.source);
+    EXPECT_EQ(dir.source->kind, SourceKind::directory);
+    EXPECT_EQ(dir.source->url, "file:///work/demo/libs/localdir");
+    EXPECT_FALSE(dir.source->editable);
+
+    const auto& wheel = find(*packages, "localwheel");
+    ASSERT_TRUE(wheel.source);
+    EXPECT_EQ(wheel.source->kind, SourceKind::url);
+    EXPECT_EQ(wheel.source->url, "file:///work/demo/wheels/localwheel-1.0-py3-none-any.whl");
+    EXPECT_EQ(wheel.source->sha256, std::string(64, 'b'));
+
+    EXPECT_TRUE(find(*packages, "demo").source->editable);
+}
+
 }  // namespace
 }  // namespace aitk::lock
