@@ -9,6 +9,8 @@
 #             1.99 GB) on 127.0.0.1; `aitk-env setup -l LOCK` cold and warm vs `python -m venv`
 #             + `pip install --require-hashes` with an empty and a warm pip cache; no-op
 #             `aitk-env sync`; `cp -al` of the installed site-packages (the warm path's floor)
+#   uv.lock   bench_uv_lock: reading a 333-package uv.lock; `aitk-env setup -l uv.lock` vs
+#             `aitk-env setup -l` of the lockfile `lock --from` makes of it, warm (REPS rounds)
 #   download  the same 78 wheels fetched by aitk-env's downloader (bench_net) and by
 #             `curl --parallel --parallel-max 8` from a local sendfile server (REPS rounds),
 #             then REPS rounds more under a CPU hog (`stress-ng --cpu $(nproc)` in a session of
@@ -107,7 +109,7 @@ fi
 say "building aitk-env and the benchmark programs in $build (-j$jobs)"
 build_log=$(mktemp "$tmp/aitk-bench-build.XXXXXX")
 if ! cmake --build "$build" -j"$jobs" --target aitk-env bench_lock bench_setup bench_net \
-    bench_net_server >"$build_log" 2>&1; then
+    bench_net_server bench_uv_lock >"$build_log" 2>&1; then
     tail -n 60 "$build_log" >&2
     rm -f "$build_log"
     exit 1
@@ -198,6 +200,11 @@ if [ -f "$real_lock" ]; then
 else
     say "lock: no $real_lock, the real-graph row is left out"
 fi
+
+# ---- uv.lock: reading lerobot's (../shared, not in a clone), setup -l uv.lock vs its lockfile ----
+say "uv.lock: read and setup -l uv.lock vs setup -l of its lockfile, $reps round(s)"
+run_child env RESULTS="$results" UV_LOCK_BENCH_ROUNDS="$reps" \
+    bash "$root/bench/uv_lock.sh" "$build" "$python"
 
 # ---- setup, no-op sync, cp -al ----
 mirror=$work/mirror

@@ -22,6 +22,12 @@ ROWS = [
     ("lock_real_cold", "lock_real_cold", "lock, real graph (nari-labs/dia)",
      "`aitk-env lock`, empty cache, on nari-labs/dia's uv.lock rebuilt as a local index",
      "`pip install --dry-run --ignore-installed --report -`, `--no-cache-dir`"),
+    ("uv_lock_read", None, "read a 333-package uv.lock",
+     "reading huggingface/lerobot's uv.lock for linux-x86_64 (`app::read_uv_lock`: TOML, uv's "
+     "walk, the conversion), in-process", "(none)"),
+    ("setup_uv_warm", "setup_uv_warm", "setup -l uv.lock vs -l its lockfile, warm",
+     "`aitk-env setup -l uv.lock`, warm cache (nari-labs/dia's graph)",
+     "`aitk-env setup -l LOCK` of the lockfile `lock --from uv.lock` made of it, warm cache"),
     ("setup_cold", "setup_cold", "setup, empty caches",
      "`aitk-env setup -l LOCK`, empty cache", "`python -m venv` + `pip install --require-hashes`, "
      "empty pip cache"),
@@ -44,7 +50,7 @@ ROWS = [
 
 # Rows left out (with a note) when they have no runs: the real graph's uv.lock lives in
 # ../shared, which a clone does not have.
-OPTIONAL = {"lock_real_cold"}
+OPTIONAL = {"lock_real_cold", "uv_lock_read", "setup_uv_warm"}
 
 
 def read_records(path):
@@ -100,7 +106,8 @@ def main(argv):
         if name in info:
             info[name] = " ".join(info[name].split()[:2])
     rows = [row for row in ROWS
-            if row[0] not in OPTIONAL or ((row[0], "aitk") in runs and (row[1], "ref") in runs)]
+            if row[0] not in OPTIONAL or ((row[0], "aitk") in runs and
+                                          (row[1] is None or (row[1], "ref") in runs))]
     missing = [key for row in rows for key in ((row[0], "aitk"), (row[1], "ref"))
                if key[0] is not None and key not in runs]
     if missing:
@@ -174,6 +181,13 @@ def main(argv):
                f"{info.get('lock_real_server', '?')}."
                if "lock_real_universe" in info else
                "- **lock, real graph**: not measured (no ../shared/realworld/nari-labs_dia__uv.lock)."),
+              (f"- **uv.lock**: read: {info['uv_lock_read_lock']} (goal: at most 100 ms); "
+               f"setup: {info.get('setup_uv_graph', '?')}, both sides with `--no-build "
+               "--no-smoke-test` (the same wheel installs; the lock's sdist-only packages and "
+               "the editable project left out alike), the order alternating; goal: the uv.lock "
+               "side at most 1.3x the lockfile's (a ratio of at least 0.77)."
+               if "uv_lock_read_lock" in info else
+               "- **uv.lock**: not measured (no ../shared/realworld/uv/huggingface_lerobot__uv.lock)."),
               f"- **setup, no-op sync, floor, download**: the torch-like scenario, "
               f"{info.get('setup_universe', '?')} (torch, triton, nvidia-* CUDA 13 wheels, an "
               f"AI-Toolkit-style stack); Python {info.get('setup_python', '?')}, target "

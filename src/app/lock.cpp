@@ -565,6 +565,7 @@ LockOutcome lock_input(Session& session, const LockRequest& request,
 }  // namespace
 
 LockOutcome run_lock(Session& session, const LockRequest& request) {
+    if (request.from) return lock_from_uv_lock(session, request);
     const auto input = load_project_input(request.input, session.cwd(), session.environment());
     check_lock_name(input);
     if (input.concealed.empty()) return lock_input(session, request, input);

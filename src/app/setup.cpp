@@ -1,6 +1,7 @@
 #include "aitk/app/setup.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/python_cmd.hpp"
@@ -165,14 +166,20 @@ LockRequest lock_request_for(const Session& session, const SetupRequest& request
 // Stage 1: the lock, read from -l or made now. --dry-run resolves as a real setup would
 // (keeping the existing lock's pins) but writes the lock into a scratch folder: the project's
 // lockfiles/ stays as it was.
-lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request,
-                              SetupOutcome& outcome) {
+// A uv.lock is converted for this machine (or --target) and the Python setup installs; what
+// selects each target's backend ("extra 'gpu'") goes into `chosen_by`.
+lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, SetupOutcome& outcome,
+                              std::map<std::string, std::string>& chosen_by) {
     if (request.lockfile) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
-        auto lockfile = read_lockfile(outcome.lockfile);
+        auto input = read_lock_input(
+            outcome.lockfile, request.uv, request.machine, request.target,
+            is_uv_lock(outcome.lockfile) ? python_to_lock_for(session, request) : std::nullopt);
+        outcome.notes = std::move(input.notes);
+        chosen_by = std::move(input.chosen_by);
         if (request.input.require_hashes)
-            refuse_unhashed_locked_files(lockfile, util::utf8_of(outcome.lockfile));
-        return lockfile;
+            refuse_unhashed_locked_files(input.lockfile, util::utf8_of(outcome.lockfile));
+        return std::move(input.lockfile);
     }
     LockRequest lock_request = lock_request_for(session, request);
     std::optional<fs::TempDir> scratch;
@@ -285,12 +292,18 @@ std::vector<std::filesystem::path> write_prefix_shims(const SetupRequest& reques
 SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
     SetupOutcome outcome;
     Stopwatch stages(session.clock());
-    const lock::Lockfile lockfile = lock_for_setup(session, request, outcome);
+    std::map<std::string, std::string> chosen_by;  // a uv.lock's backend extras
+    const lock::Lockfile lockfile = lock_for_setup(session, request, outcome, chosen_by);
     stages.mark("lock");
 
     std::string judged;  // stage 2: the target this machine runs, and its interpreter
     const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
+    if (auto by = chosen_by.find(target.id); by != chosen_by.end()) {
+        outcome.target_reason = "backend " + target.backend + ": " + by->second + " of " +
+                                util::utf8_of(outcome.lockfile.filename()) + "; " +
+                                outcome.target_reason;
+    }
     outcome.target = target.id;
     check_local_files(target, artifact_sources_for(session, request));  // before the venv
     const auto interpreter = choose_interpreter(session, request, target, outcome.notes);

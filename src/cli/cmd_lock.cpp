@@ -9,19 +9,23 @@
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/platform/probe_environment.hpp"
+#include "aitk/util/error.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 #include "commands.hpp"
+#include "uv_options.hpp"
 
 namespace aitk::cli {
 
 namespace {
 
 struct LockArgs {
-    std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto";
+    std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto",
+                                                                                 from;
     std::vector<std::string> targets, upgrade_packages;
     bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
          require_hashes = false;
+    app::UvLockOptions uv;
 };
 
 }  // namespace
@@ -35,8 +39,11 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                                "Manifest (default: the built-in AI Toolkit manifest)");
     auto* r = lock->add_option("-r,--requirements", a->requirements, "A pip requirements file");
     auto* f = lock->add_option("-f,--file", a->conda_file, "A conda environment.yml");
-    m->excludes(r)->excludes(f);
-    r->excludes(f);
+    auto* from = lock->add_option("--from", a->from,
+                                  "A uv.lock to convert into a lockfile (nothing is resolved)");
+    m->excludes(r)->excludes(f)->excludes(from);
+    r->excludes(f)->excludes(from);
+    f->excludes(from);
     lock->add_option("--project", a->project_dir,
                      "Project directory: the manifest's requirement files are read from here, "
                      "and the lockfile goes to its lockfiles/ (default: the current directory)");
@@ -65,6 +72,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                    "pip's hash-checking mode: every requirement pinned with == and hashes, "
                    "dependencies included (on by itself when any line has a hash)")
         ->envname("AITK_ENV_REQUIRE_HASHES");
+    add_uv_selection_flags(*lock, a->uv);
+    add_locked_flag(*lock, a->uv);
     lock->add_flag("--skip-unmapped", a->skip_unmapped,
                    "environment.yml: go on when conda packages have no PyPI name");
     lock->footer(
@@ -78,6 +87,12 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.input = input_selection(a->manifest, a->requirements, a->conda_file, a->project_dir,
                                         a->skip_unmapped);
         request.input.require_hashes = a->require_hashes;
+        request.uv = a->uv;
+        request.from = path_or_none(a->from);
+        if (!request.from && a->uv.locked) {
+            throw util::InputError("--locked checks the uv.lock of --from",
+                                   "pass --from uv.lock, or drop --locked");
+        }
         request.output = path_or_none(a->output);
         request.targets = a->targets;
         if (!a->python.empty()) request.python = a->python;
@@ -98,7 +113,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
             std::cout << outcome.to_json().dump(2) << "\n";
         } else if (globals.verbosity >= 0) {
             for (const auto& note : outcome.notes)
-                std::cerr << "note: " << note << "\n";
+                std::cerr << (note.starts_with("warning: ") ? "" : "note: ") << note << "\n";
             if (a->check) {
                 std::cerr << (outcome.up_to_date ? util::utf8_of(outcome.path) + " is up to date"
                                                  : "stale: " + outcome.stale_reason)

@@ -14,10 +14,12 @@
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/app/sync.hpp"
 #include "aitk/app/torch_choice.hpp"
+#include "aitk/app/uv_lock_input.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
 #include "commands.hpp"
+#include "uv_options.hpp"
 
 namespace aitk::cli {
 namespace {
@@ -36,6 +38,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         std::string lock, prefix = ".venv", target, link_mode = "auto", backend = "auto";
         bool dry_run = false, compile_bytecode = false, no_build = false, force = false;
         std::vector<std::string> rewrite_urls;
+        app::UvLockOptions uv;
     };
     auto a = std::make_shared<Args>();
     auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
@@ -44,7 +47,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         "Backend of the target to install when --target is not given (cpu allows "
         "a CPU target on a GPU machine; default: AITK_ENV_TORCH_BACKEND); honoured or refused");
     sync->add_flag("--force", a->force, "Install the target even if this machine cannot run it");
-    sync->add_option("-l,--lock", a->lock, "Lockfile")->required();
+    sync->add_option("-l,--lock", a->lock, "Lockfile, or a uv project's uv.lock")->required();
     sync->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     sync->add_option("--target", a->target,
                      "Lock target (default: the one the prefix was set up for)")
@@ -62,6 +65,8 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
                      "FROM=TO: download a locked URL starting with FROM from TO + the rest "
                      "(repeatable; the first match wins; then AITK_ENV_REWRITE_URL, "
                      "~/.config/aitk-env/config.yaml, /etc/aitk-env/config.yaml)");
+    add_uv_selection_flags(*sync, a->uv);
+    add_locked_flag(*sync, a->uv);
     Command command;
     command.app = sync;
     command.run = [a, &globals]() -> int {
@@ -69,7 +74,6 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         app::Session session(session_settings(globals, &progress, a->rewrite_urls));
         auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
-        const auto lockfile = app::read_lockfile(util::path_from_utf8(a->lock));
         std::optional<std::string> own;
         if (auto recorded = app::read_prefix_lock(layout)) own = recorded->target;
         app::SyncRequest request;
@@ -77,6 +81,14 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         std::string reason;
         std::optional<std::string> wanted;
         if (!a->target.empty()) wanted = a->target;
+        // A uv.lock is read for the prefix's Python.
+        auto input = app::read_lock_input(util::path_from_utf8(a->lock), a->uv, machine, wanted,
+                                          layout.python_version);
+        const auto& lockfile = input.lockfile;
+        if (globals.verbosity >= 0) {
+            for (const auto& note : input.notes)
+                std::cerr << (note.starts_with("warning: ") ? "" : "note: ") << note << "\n";
+        }
         const auto* target = &app::choose_sync_target(lockfile, machine, wanted, own, reason);
         request.lock = &lockfile;
         request.target = target;

@@ -13,6 +13,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
 #include "commands.hpp"
+#include "uv_options.hpp"
 
 namespace aitk::cli {
 
@@ -23,6 +24,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
              compile_bytecode = false, no_build = false, force = false, require_hashes = false;
         std::vector<std::string> rewrite_urls;
+        app::UvLockOptions uv;
     };
     auto args = std::make_shared<Args>();
     auto* setup = app.add_subcommand("setup", "From nothing to a working prefix with shims");
@@ -75,6 +77,8 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                    "hashes, dependencies included; on by itself when any line has a hash); "
                    "with -l: every locked file must have a sha256")
         ->envname("AITK_ENV_REQUIRE_HASHES");
+    add_uv_selection_flags(*setup, args->uv);
+    add_locked_flag(*setup, args->uv);
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -89,6 +93,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                                         args->project, args->skip_unmapped);
         request.input.require_hashes = args->require_hashes;
         request.lockfile = path_or_none(args->lock);
+        request.uv = args->uv;
         request.bundle = path_or_none(args->bundle);
         if (!args->target.empty()) request.target = args->target;
         request.prefix = util::path_from_utf8(args->prefix);
@@ -116,7 +121,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
             // mapping, a skipped package) still belongs beside it.
             std::cout << outcome.sync.plan.describe();
             for (const auto& note : outcome.notes)
-                std::cerr << "note: " << note << "\n";
+                std::cerr << (note.starts_with("warning: ") ? "" : "note: ") << note << "\n";
         } else if (globals.verbosity >= 0) {
             std::cerr << outcome.summary();
         }
