@@ -1,7 +1,9 @@
 #include "aitk/app/setup.hpp"
 
 #include <algorithm>
+#include <map>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/app/torch_choice.hpp"
@@ -165,14 +167,30 @@ LockRequest lock_request_for(const Session& session, const SetupRequest& request
 // Stage 1: the lock, read from -l or made now. --dry-run resolves as a real setup would
 // (keeping the existing lock's pins) but writes the lock into a scratch folder: the project's
 // lockfiles/ stays as it was.
-lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request,
-                              SetupOutcome& outcome) {
+// A lock file that records several installs (pylock.toml) is converted for this machine, or
+// the --target, with the extras and groups asked for; `backend_origin` says per target which
+// extra chose its torch build.
+lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, SetupOutcome& outcome,
+                              std::map<std::string, std::string>& backend_origin) {
     if (request.lockfile) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
-        auto lockfile = read_lockfile(outcome.lockfile);
+        LockReadOptions options;
+        if (request.target) options.targets = {*request.target};
+        // Only a pylock.toml is converted for a Python; a lockfile's targets name theirs.
+        if (lock_file_kind(outcome.lockfile) == LockFileKind::pylock) {
+            options.python = python_to_lock_for(session, request);
+        }
+        options.extras = request.input.extras;
+        options.groups = request.input.groups;
+        options.no_default_groups = request.input.no_default_groups;
+        options.host_os = request.machine.os;
+        options.host_arch = request.machine.arch;
+        auto read = read_any_lock(outcome.lockfile, options);
+        outcome.notes = std::move(read.notes);
+        backend_origin = std::move(read.backend_origin);
         if (request.input.require_hashes)
-            refuse_unhashed_locked_files(lockfile, util::utf8_of(outcome.lockfile));
-        return lockfile;
+            refuse_unhashed_locked_files(read.lock, util::utf8_of(outcome.lockfile));
+        return std::move(read.lock);
     }
     LockRequest lock_request = lock_request_for(session, request);
     std::optional<fs::TempDir> scratch;
@@ -285,13 +303,17 @@ std::vector<std::filesystem::path> write_prefix_shims(const SetupRequest& reques
 SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
     SetupOutcome outcome;
     Stopwatch stages(session.clock());
-    const lock::Lockfile lockfile = lock_for_setup(session, request, outcome);
+    std::map<std::string, std::string> backend_origin;
+    const lock::Lockfile lockfile = lock_for_setup(session, request, outcome, backend_origin);
     stages.mark("lock");
 
     std::string judged;  // stage 2: the target this machine runs, and its interpreter
     const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
+    if (auto origin = backend_origin.find(target.id); origin != backend_origin.end()) {
+        outcome.notes.push_back("backend " + target.backend + ": " + origin->second);
+    }
     check_local_files(target, artifact_sources_for(session, request));  // before the venv
     const auto interpreter = choose_interpreter(session, request, target, outcome.notes);
     outcome.python = util::utf8_of(interpreter.executable);

@@ -4,11 +4,13 @@
 #include <iostream>
 #include <memory>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/progress.hpp"
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/platform/probe_environment.hpp"
+#include "aitk/util/error.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 #include "commands.hpp"
@@ -18,11 +20,41 @@ namespace aitk::cli {
 namespace {
 
 struct LockArgs {
-    std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto";
+    std::string manifest, requirements, conda_file, from, project_dir, output, python,
+        backend = "auto";
     std::vector<std::string> targets, upgrade_packages;
     bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
          require_hashes = false;
+    app::InputSelection selection;  // --extra, --group, --no-default-groups
 };
+
+// `lock --from FILE`: another tool's lock file converted, not resolved.
+app::LockOutcome lock_from(const LockArgs& a, app::Session& session) {
+    // A converted lock keeps the versions its file pins: nothing to upgrade or map.
+    if (a.upgrade || !a.upgrade_packages.empty() || a.skip_unmapped) {
+        throw util::InputError(
+            "--from converts a lock file as it is: --upgrade, "
+            "--upgrade-package and --skip-unmapped do not apply",
+            "drop them");
+    }
+    app::LockFromRequest request;
+    request.from = util::path_from_utf8(a.from);
+    request.output = path_or_none(a.output);
+    request.project_dir = path_or_none(a.project_dir);
+    request.check = a.check;
+    request.options.targets = a.targets;
+    if (!a.python.empty()) request.options.python = a.python;
+    request.options.extras = a.selection.extras;
+    request.options.groups = a.selection.groups;
+    request.options.no_default_groups = a.selection.no_default_groups;
+    if (a.targets.empty()) {
+        const auto machine = probe_this_machine(a.backend, a.force, session.cache_root());
+        machine.require_target_os();
+        request.options.host_os = machine.os;
+        request.options.host_arch = machine.arch;
+    }
+    return app::lock_from_file(session, request);
+}
 
 }  // namespace
 
@@ -35,8 +67,13 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                                "Manifest (default: the built-in AI Toolkit manifest)");
     auto* r = lock->add_option("-r,--requirements", a->requirements, "A pip requirements file");
     auto* f = lock->add_option("-f,--file", a->conda_file, "A conda environment.yml");
-    m->excludes(r)->excludes(f);
-    r->excludes(f);
+    auto* from = lock->add_option("--from", a->from,
+                                  "Convert this lock file (a PEP 751 pylock.toml) instead of "
+                                  "resolving: its packages as it pins them");
+    m->excludes(r)->excludes(f)->excludes(from);
+    r->excludes(f)->excludes(from);
+    f->excludes(from);
+    add_install_selection_options(lock, a->selection);
     lock->add_option("--project", a->project_dir,
                      "Project directory: the manifest's requirement files are read from here, "
                      "and the lockfile goes to its lockfiles/ (default: the current directory)");
@@ -89,10 +126,14 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         app::Session session(session_settings(globals, &progress));
-        if (a->targets.empty())
-            request.machine = probe_this_machine(a->backend, a->force, session.cache_root());
-
-        auto outcome = app::run_lock(session, request);
+        app::LockOutcome outcome;
+        if (!a->from.empty()) {
+            outcome = lock_from(*a, session);
+        } else {
+            if (a->targets.empty())
+                request.machine = probe_this_machine(a->backend, a->force, session.cache_root());
+            outcome = app::run_lock(session, request);
+        }
         if (progress.transfers() > 0) progress.finish();
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";

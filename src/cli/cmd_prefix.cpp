@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/prefix.hpp"
@@ -36,6 +37,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         std::string lock, prefix = ".venv", target, link_mode = "auto", backend = "auto";
         bool dry_run = false, compile_bytecode = false, no_build = false, force = false;
         std::vector<std::string> rewrite_urls;
+        app::InputSelection selection;  // --extra, --group, --no-default-groups
     };
     auto a = std::make_shared<Args>();
     auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
@@ -44,7 +46,9 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         "Backend of the target to install when --target is not given (cpu allows "
         "a CPU target on a GPU machine; default: AITK_ENV_TORCH_BACKEND); honoured or refused");
     sync->add_flag("--force", a->force, "Install the target even if this machine cannot run it");
-    sync->add_option("-l,--lock", a->lock, "Lockfile")->required();
+    sync->add_option("-l,--lock", a->lock, "Lockfile: aitk-env's, or a PEP 751 pylock.toml")
+        ->required();
+    add_install_selection_options(sync, a->selection);
     sync->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     sync->add_option("--target", a->target,
                      "Lock target (default: the one the prefix was set up for)")
@@ -69,11 +73,31 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         app::Session session(session_settings(globals, &progress, a->rewrite_urls));
         auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
-        const auto lockfile = app::read_lockfile(util::path_from_utf8(a->lock));
         std::optional<std::string> own;
-        if (auto recorded = app::read_prefix_lock(layout)) own = recorded->target;
+        std::optional<std::string> recorded_python;
+        if (auto recorded = app::read_prefix_lock(layout)) {
+            own = recorded->target;
+            if (const auto* t = recorded->lock.find_target(recorded->target)) {
+                recorded_python = t->python;
+            }
+        }
         app::SyncRequest request;
         auto machine = probe_this_machine(a->backend, a->force, session.cache_root());
+        // A pylock.toml is converted for the target asked for, else the prefix's, for the
+        // Python the prefix runs.
+        app::LockReadOptions read_options;
+        if (!a->target.empty()) {
+            read_options.targets = {a->target};
+        } else if (own && !own->empty()) {
+            read_options.targets = {*own};
+        }
+        read_options.python = recorded_python;
+        read_options.extras = a->selection.extras;
+        read_options.groups = a->selection.groups;
+        read_options.no_default_groups = a->selection.no_default_groups;
+        read_options.host_os = machine.os;
+        read_options.host_arch = machine.arch;
+        const auto lockfile = app::read_any_lock(util::path_from_utf8(a->lock), read_options).lock;
         std::string reason;
         std::optional<std::string> wanted;
         if (!a->target.empty()) wanted = a->target;

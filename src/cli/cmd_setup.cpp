@@ -23,13 +23,16 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
              compile_bytecode = false, no_build = false, force = false, require_hashes = false;
         std::vector<std::string> rewrite_urls;
+        app::InputSelection selection;  // --extra, --group, --no-default-groups
     };
     auto args = std::make_shared<Args>();
     auto* setup = app.add_subcommand("setup", "From nothing to a working prefix with shims");
     auto* m =
         setup->add_option("-m,--manifest", args->manifest, "Manifest (default: AI Toolkit's)");
-    auto* l = setup->add_option("-l,--lock", args->lock,
-                                "Lockfile to install (no resolver, no index pages)");
+    auto* l = setup->add_option(
+        "-l,--lock", args->lock,
+        "Lockfile to install (no resolver, no index pages): aitk-env's, or a PEP 751 "
+        "pylock.toml");
     auto* r =
         setup->add_option("-r,--requirements", args->requirements, "requirements.txt to install");
     auto* f = setup->add_option("-f,--file", args->env_file, "environment.yml to install");
@@ -38,6 +41,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     l->excludes(r)->excludes(f)->excludes(b);
     r->excludes(f)->excludes(b);
     f->excludes(b);
+    add_install_selection_options(setup, args->selection);
     setup->add_option("--project", args->project, "Project directory (see `lock --project`)");
     setup->add_option("-p,--prefix", args->prefix, "Prefix to create (default .venv)");
     setup->add_option(
@@ -88,6 +92,9 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.input = input_selection(args->manifest, args->requirements, args->env_file,
                                         args->project, args->skip_unmapped);
         request.input.require_hashes = args->require_hashes;
+        request.input.extras = args->selection.extras;
+        request.input.groups = args->selection.groups;
+        request.input.no_default_groups = args->selection.no_default_groups;
         request.lockfile = path_or_none(args->lock);
         request.bundle = path_or_none(args->bundle);
         if (!args->target.empty()) request.target = args->target;

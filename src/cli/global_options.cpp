@@ -43,6 +43,17 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
     return s;
 }
 
+void add_install_selection_options(CLI::App* command, app::InputSelection& options) {
+    command->add_option("--extra", options.extras,
+                        "An extra of the pylock.toml to install (repeatable; default: none, "
+                        "except per target the extra that chooses its torch build)");
+    command->add_option("--group", options.groups,
+                        "A dependency group of the pylock.toml to install (repeatable; its "
+                        "default groups are installed too)");
+    command->add_flag("--no-default-groups", options.no_default_groups,
+                      "Leave out the pylock.toml's default groups");
+}
+
 app::DoctorOptions machine_options(const std::string& backend, bool force,
                                    const std::filesystem::path& cache_root) {
     app::DoctorOptions o;

@@ -80,6 +80,10 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
                                     const std::string& conda_file, const std::string& project_dir,
                                     bool skip_unmapped);
 
+// --extra, --group and --no-default-groups, as the commands that install from a lock file
+// recording several installs (pylock.toml) take them; `options` receives them.
+void add_install_selection_options(CLI::App* command, app::InputSelection& options);
+
 // How every command probes this machine, as doctor does: this process's environment, the
 // probe cache under `cache_root` (empty: none), the libcuda child probe, and --backend (auto:
 // AITK_ENV_TORCH_BACKEND) / --force.

@@ -26,6 +26,11 @@ struct InputSelection {
     // --require-hashes: pip's hash-checking mode even when no line of the inputs has a --hash
     // (project/hash_pins.hpp).
     bool require_hashes = false;
+    // What to install of an input that records several installs (a pylock.toml): --extra and
+    // --group names, and --no-default-groups.
+    std::vector<std::string> extras;
+    std::vector<std::string> groups;
+    bool no_default_groups = false;
 };
 
 // Index options from the command line / environment. Set values override what the inputs say.

@@ -1,0 +1,262 @@
+// PEP 751 pylock.toml as an input of the real binary, on a local index: `setup -l pylock.toml`
+// installs what the file selects for this machine (its backend extra chosen by the hardware,
+// here a machine without a GPU), `lock --from` converts it, our own `export --format pylock`
+// round-trips to the same prefix, and bad files are refused with their place, changing nothing.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "aitk/fs/file.hpp"
+#include "aitk/fs/temp.hpp"
+#include "aitk/lock/lockfile.hpp"
+#include "hostile_support.hpp"
+
+namespace aitk::test {
+namespace {
+
+namespace stdfs = std::filesystem;
+using testing::HasSubstr;
+
+class PylockCli : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (!stdfs::exists(hostile_python)) GTEST_SKIP() << hostile_python << " is missing";
+        for (const char* dir : {"xdg", "etc"})
+            stdfs::create_directories(path(dir));
+        MirrorBuilder mirror(path("mirror"));
+        mirror.add_index("simple");
+        mirror.add_index("whl/cpu", IndexOptions::pytorch());
+        mirror.add_index("whl/cu128", IndexOptions::pytorch());
+        auto wheel = [&](const std::string& index, const std::string& name,
+                         const std::string& version, std::vector<std::string> requires_dist = {}) {
+            WheelSpec spec;
+            spec.name = name;
+            spec.version = version;
+            spec.requires_dist = std::move(requires_dist);
+            spec.console_scripts = name == "alpha"
+                                       ? std::vector<std::string>{"alpha-cli = alpha:main"}
+                                       : std::vector<std::string>{};
+            files[name + " " + version] = mirror.add_wheel(index, spec);
+        };
+        wheel("simple", "alpha", "1.0", {"beta>=1.0"});
+        wheel("simple", "beta", "1.0");
+        wheel("simple", "gamma", "2.0");
+        wheel("simple", "devtool", "0.1");
+        wheel("whl/cpu", "torch", "2.7.0+cpu");
+        wheel("whl/cu128", "torch", "2.7.0+cu128");
+        mirror.write();
+        server.serve_directory(path("mirror"), "/");
+    }
+
+    stdfs::path path(const std::string& name) const { return work.path() / name; }
+    std::string p(const std::string& name) const { return path(name).string(); }
+
+    CliResult cli(std::vector<std::string> args, bool with_index = false) const {
+        std::vector<std::string> global = {"--no-progress", "--cache-dir", p("cache")};
+        if (with_index) {
+            global.push_back("--index-url");
+            global.push_back(server.url("/simple/"));
+            global.push_back("--torch-index-url");
+            global.push_back(server.url("/whl"));
+        }
+        args.insert(args.begin(), global.begin(), global.end());
+        return run_cli(args, "", isolated_environment(work.path(), hostile_python_bin));
+    }
+
+    // `{url = …, size = …, hashes = {sha256 = …}}` of a published wheel.
+    std::string wheel_entry(const std::string& key) const {
+        const auto& f = files.at(key);
+        return "{name = \"" + f.artifact.filename + "\", url = \"" + server.url(f.url_path) +
+               "\", size = " + std::to_string(f.artifact.size) + ", hashes = {sha256 = \"" +
+               f.artifact.sha256 + "\"}}";
+    }
+
+    std::string package(const std::string& name, const std::string& version,
+                        const std::string& extra_lines = {}) const {
+        return "\n[[packages]]\nname = \"" + name + "\"\nversion = \"" + version + "\"\n" +
+               extra_lines + "wheels = [" + wheel_entry(name + " " + version) + "]\n";
+    }
+
+    // A project's pylock.toml: alpha needs beta; torch per backend extra; a dev group.
+    std::string project_pylock() const {
+        return "lock-version = \"1.0\"\ncreated-by = \"hand\"\nextras = [\"cpu\", \"cu128\"]\n"
+               "dependency-groups = [\"dev\"]\n" +
+               package("alpha", "1.0", "dependencies = [{name = \"beta\"}]\n") +
+               package("beta", "1.0") +
+               package(
+                   "torch", "2.7.0+cpu",
+                   "marker = \"'cpu' in extras\"\nindex = \"" + server.url("/whl/cpu") + "\"\n") +
+               package("torch", "2.7.0+cu128",
+                       "marker = \"'cu128' in extras\"\nindex = \"" + server.url("/whl/cu128") +
+                           "\"\n") +
+               package("devtool", "0.1", "marker = \"'dev' in dependency_groups\"\n");
+    }
+
+    // name → version of what a prefix holds, by its dist-info folders.
+    std::map<std::string, std::string> installed(const std::string& prefix) const {
+        auto listed = cli({"--json", "list", "-p", p(prefix)});
+        EXPECT_EQ(listed.exit_code, 0) << listed.err;
+        std::map<std::string, std::string> out;
+        for (const auto& item : nlohmann::json::parse(listed.out)) {
+            out[item.at("name").get<std::string>()] = item.at("version").get<std::string>();
+        }
+        return out;
+    }
+
+    // The site-packages folder of a prefix (every file, its bytes: RECORD, INSTALLER and
+    // REQUESTED included), and the console scripts.
+    TreeState installed_files(const std::string& prefix) const {
+        TreeState out;
+        for (const auto& entry : stdfs::recursive_directory_iterator(path(prefix))) {
+            const std::string rel = entry.path().lexically_relative(path(prefix)).generic_string();
+            if (rel.find("site-packages") == std::string::npos) continue;
+            if (rel.find("__pycache__") != std::string::npos) continue;
+            out[rel.substr(rel.find("site-packages"))] =
+                entry.is_regular_file() ? fs::sha256_file_hex(entry.path()) : "dir";
+        }
+        return out;
+    }
+
+    fs::TempDir work = fs::TempDir::create("aitk-pylock-cli");
+    HttpServer server;
+    std::map<std::string, PublishedFile> files;
+};
+
+TEST_F(PylockCli, SetupInstallsWhatTheFileSelectsWithTheBackendThisMachineRuns) {
+    fs::write_file_atomic(path("pylock.toml"), project_pylock());
+    auto setup = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python",
+                      hostile_python, "--no-smoke-test"});
+    ASSERT_EQ(setup.exit_code, 0) << setup.err;
+    EXPECT_THAT(setup.err, HasSubstr("target   " + hostile_target));
+    EXPECT_THAT(setup.err, HasSubstr("backend cpu: extra 'cpu' of pylock.toml"));
+    EXPECT_EQ(installed("prefix"), (std::map<std::string, std::string>{
+                                       {"alpha", "1.0"}, {"beta", "1.0"}, {"torch", "2.7.0+cpu"}}));
+    EXPECT_EQ(cli({"verify", "-p", p("prefix")}).exit_code, 0);
+
+    // A group joins; sync keeps the prefix's target and installs what the group adds.
+    auto sync = cli({"sync", "-l", p("pylock.toml"), "-p", p("prefix"), "--group", "dev"});
+    ASSERT_EQ(sync.exit_code, 0) << sync.err;
+    EXPECT_EQ(installed("prefix").count("devtool"), 1u);
+    EXPECT_EQ(cli({"verify", "-p", p("prefix")}).exit_code, 0);
+}
+
+TEST_F(PylockCli, AnExtraTheUserNamesWinsAndIsChecked) {
+    fs::write_file_atomic(path("pylock.toml"), project_pylock());
+    // No GPU here: the CUDA build the user asks for cannot run, and nothing is made.
+    auto refused = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python",
+                        hostile_python, "--no-smoke-test", "--extra", "cu128"});
+    EXPECT_EQ(refused.exit_code, 3) << refused.err;
+    EXPECT_THAT(refused.err, HasSubstr("cu128"));
+    EXPECT_FALSE(stdfs::exists(path("prefix")));
+    // An extra the file does not have.
+    auto unknown = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python",
+                        hostile_python, "--no-smoke-test", "--extra", "rocm"});
+    EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+    EXPECT_THAT(unknown.err, HasSubstr("the lock file has no extra 'rocm' (its extras: cpu, "
+                                       "cu128)"));
+    EXPECT_FALSE(stdfs::exists(path("prefix")));
+}
+
+TEST_F(PylockCli, LockFromConvertsEveryBackendTheFileOffers) {
+    fs::write_file_atomic(path("pylock.toml"), project_pylock());
+    auto locked = cli({"lock", "--from", p("pylock.toml"), "-o", p("converted.lock.yml"),
+                       "--python", hostile_python_version});
+    ASSERT_EQ(locked.exit_code, 0) << locked.err;
+    auto lock = lock::parse_lockfile(fs::read_file(path("converted.lock.yml")), "converted");
+    ASSERT_TRUE(lock) << lock.error().describe();
+    std::vector<std::string> ids;
+    for (const auto& t : lock->targets)
+        ids.push_back(t.id);
+    const std::string platform = hostile_target.substr(0, hostile_target.rfind('-'));
+    EXPECT_EQ(ids, (std::vector<std::string>{platform + "-cpu", platform + "-cu128"}));
+    EXPECT_EQ(lock->find_target(platform + "-cu128")->find("torch")->version, "2.7.0+cu128");
+    // Again: the same bytes, nothing written.
+    auto again = cli({"lock", "--from", p("pylock.toml"), "-o", p("converted.lock.yml"), "--python",
+                      hostile_python_version});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_THAT(again.err, HasSubstr("unchanged: "));
+    // --target picks the build.
+    auto one = cli({"lock", "--from", p("pylock.toml"), "-o", p("cu128.lock.yml"), "--python",
+                    hostile_python_version, "--target", platform + "-cu128"});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    auto cu128 = lock::parse_lockfile(fs::read_file(path("cu128.lock.yml")), "cu128");
+    ASSERT_TRUE(cu128);
+    ASSERT_EQ(cu128->targets.size(), 1u);
+    EXPECT_EQ(cu128->targets[0].id, platform + "-cu128");
+}
+
+// lock → export --format pylock → setup from it into a second prefix: the same files. Both are
+// made at the same path (the first moved aside after it is verified), so that console scripts,
+// whose first line names the prefix, compare too.
+TEST_F(PylockCli, OurExportRoundTripsToTheSamePrefix) {
+    fs::write_file_atomic(path("requirements.txt"), "alpha\ngamma\n");
+    auto locked = cli({"lock", "-r", p("requirements.txt"), "-o", p("env.lock.yml"), "--python",
+                       hostile_python_version, "--target", hostile_target},
+                      true);
+    ASSERT_EQ(locked.exit_code, 0) << locked.err;
+    auto first = cli({"setup", "-l", p("env.lock.yml"), "-p", p("prefix"), "--python",
+                      hostile_python, "--no-smoke-test"});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_EQ(cli({"verify", "-p", p("prefix"), "-l", p("env.lock.yml")}).exit_code, 0);
+    const auto first_list = installed("prefix");
+    const auto first_files = installed_files("prefix");
+    stdfs::rename(path("prefix"), path("first"));
+
+    auto exported =
+        cli({"export", "-l", p("env.lock.yml"), "--format", "pylock", "-o", p("out/pylock.toml")});
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    auto second = cli({"setup", "-l", p("out/pylock.toml"), "-p", p("prefix"), "--python",
+                       hostile_python, "--no-smoke-test"});
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_EQ(cli({"verify", "-p", p("prefix")}).exit_code, 0);
+
+    EXPECT_EQ(installed("prefix"), first_list);
+    EXPECT_EQ(first_list.size(), 3u);  // alpha, beta, gamma
+    const auto second_files = installed_files("prefix");
+    EXPECT_GT(first_files.size(), 6u);
+    EXPECT_EQ(tree_diff(first_files, second_files), "");
+}
+
+TEST_F(PylockCli, BadFilesAreRefusedWithTheirPlaceAndNothingIsWritten) {
+    const std::string good = project_pylock();
+    struct Case {
+        std::string name;
+        std::string text;
+        std::vector<std::string> parts;
+    };
+    std::string no_hash = good;
+    const auto hashes = no_hash.find(", hashes = {sha256 = ");
+    no_hash.erase(hashes, no_hash.find("}}", hashes) + 1 - hashes);
+    std::string two_sources = good;
+    two_sources.insert(two_sources.find("wheels = ["), "directory = {path = \"src\"}\n");
+    const std::vector<Case> cases = {
+        {"newer major",
+         "lock-version = \"2.0\"\n" + good.substr(good.find('\n') + 1),
+         {"pylock.toml:1:16", "`lock-version` `2.0`", "lock-version 1.x"}},
+        {"missing hash", no_hash, {"pylock.toml:10:11", "package alpha", "has no `hashes`"}},
+        {"two sources", two_sources, {"pylock.toml:6:1", "conflicting sources"}},
+        {"malformed TOML", good + "\n[[packages]\n", {"pylock.toml:", "not valid TOML"}},
+        {"unknown key",
+         good + "\nsurprise = 1\n",
+         {"pylock.toml:37:1", "unknown key `packages.surprise`"}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        fs::write_file_atomic(path("pylock.toml"), c.text);
+        const auto before = tree_state(work.path(), {"mirror", "cache"});
+        auto setup = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python",
+                          hostile_python, "--no-smoke-test"});
+        EXPECT_EQ(setup.exit_code, 2) << setup.err;
+        std::string missing;
+        EXPECT_TRUE(mentions_all(setup.err, c.parts, missing)) << missing << "\n" << setup.err;
+        auto locked = cli({"lock", "--from", p("pylock.toml"), "-o", p("out.lock.yml")});
+        EXPECT_EQ(locked.exit_code, 2) << locked.err;
+        EXPECT_EQ(tree_diff(before, tree_state(work.path(), {"mirror", "cache"})), "");
+    }
+}
+
+}  // namespace
+}  // namespace aitk::test
