@@ -39,7 +39,7 @@ struct Platform {
 struct Attempt {
     std::vector<std::string> extras;
     std::optional<lock::LockedTarget> target;  // the backend not yet decided
-    std::optional<util::InputProblem> problem;
+    std::optional<lock::PylockProblem> problem;
     bool has_torch = false;
     std::optional<std::string> backend;  // what the torch family's files say
     std::string backend_by;              // "torch 2.7.0+cu128", "the index …/whl/cu128"
@@ -160,12 +160,12 @@ class Converter {
                     attempt.backend = backend;
                     attempt.backend_by = by;
                 } else if (*attempt.backend != backend) {
-                    util::InputProblem problem;
-                    problem.where.file = pylock_.file;
-                    problem.message = "the torch family names two builds: " + *attempt.backend +
-                                      " (" + attempt.backend_by + ") and " + backend + " (" + by +
-                                      ")";
-                    problem.hint =
+                    lock::PylockProblem problem;
+                    problem.problem.where.file = pylock_.file;
+                    problem.problem.message =
+                        "the torch family names two builds: " + *attempt.backend + " (" +
+                        attempt.backend_by + ") and " + backend + " (" + by + ")";
+                    problem.problem.hint =
                         "lock again so that torch, torchvision and torchaudio come from one "
                         "backend";
                     attempt.problem = std::move(problem);
@@ -182,8 +182,14 @@ class Converter {
     std::vector<std::string> groups_;
 };
 
-[[noreturn]] void fail(const util::InputProblem& problem) {
-    throw problem.to_error();
+// A problem of the file or of what was asked is bad input (exit 2); a valid file that this
+// machine, target or Python cannot install is unsatisfiable (exit 3), as a lock target that does
+// not run here is.
+[[noreturn]] void fail(const lock::PylockProblem& problem) {
+    if (problem.fits_elsewhere) {
+        throw resolve::Unsatisfiable(problem.problem.describe(), problem.problem.hint);
+    }
+    throw problem.problem.to_error();
 }
 
 // The full Python versions to try, best guess first: --python as given, else per X.Y aitk-env
@@ -235,7 +241,7 @@ std::string choose_python(const Converter& converter, const lock::Pylock& pylock
     const auto candidates = python_candidates(options, pylock);
     std::optional<std::string> best;
     std::size_t best_builds = 0;
-    std::optional<util::InputProblem> first_problem;
+    std::optional<lock::PylockProblem> first_problem;
     for (const auto& python : candidates) {
         std::size_t builds = 0;
         bool fits = true;
@@ -261,17 +267,15 @@ std::string choose_python(const Converter& converter, const lock::Pylock& pylock
         }
     }
     if (!best) {
-        util::InputProblem problem = *first_problem;
+        lock::PylockProblem problem = *first_problem;
         if (!options.python) {
-            problem.hint = (problem.hint.empty() ? "" : problem.hint + "; ") +
-                           "no Python aitk-env installs (" +
-                           [&] {
-                               std::vector<std::string> pairs;
-                               for (const auto& p : candidates)
-                                   pairs.push_back(util::major_minor(p));
-                               return util::join(pairs, ", ");
-                           }() +
-                           ") installs this lock file";
+            auto& hint = problem.problem.hint;
+            hint = (hint.empty() ? "" : hint + "; ") + "no Python aitk-env installs (" + [&] {
+                std::vector<std::string> pairs;
+                for (const auto& p : candidates)
+                    pairs.push_back(util::major_minor(p));
+                return util::join(pairs, ", ");
+            }() + ") installs this lock file";
         }
         fail(problem);
     }

@@ -205,6 +205,26 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
     return std::move(locked.lockfile);
 }
 
+// Stage 2: the target this machine runs. For a pylock.toml the way out is another choice of
+// its extras (or another file), not another lock command.
+const lock::LockedTarget& choose_target(const lock::Lockfile& lockfile, const SetupRequest& request,
+                                        std::string& judged) {
+    try {
+        return choose_lock_target(lockfile, request.machine, judged, request.target);
+    } catch (const resolve::Unsatisfiable& refused) {
+        if (!request.lockfile || lock_file_kind(*request.lockfile) != LockFileKind::pylock) throw;
+        std::string fix =
+            request.input.extras.empty()
+                ? "the lock file offers no torch build this machine runs: lock it again with one "
+                  "(an extra per backend lets aitk-env choose), or add --force with --target to "
+                  "install it anyway"
+                : "drop --extra to let aitk-env choose among the builds the lock file offers, or "
+                  "name the extra of one this machine runs (--target with --force installs a "
+                  "build anyway)";
+        throw resolve::Unsatisfiable(refused.what(), std::move(fix));
+    }
+}
+
 // Stage 3: the venv, made under the prefix's lock. The lock stays held from making the venv to
 // the smoke test: a second setup into the prefix waits, and never meets a half-made venv or
 // half-written shims. Nothing is made or locked for --dry-run.
@@ -308,7 +328,7 @@ SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
     stages.mark("lock");
 
     std::string judged;  // stage 2: the target this machine runs, and its interpreter
-    const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
+    const auto& target = choose_target(lockfile, request, judged);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
     if (auto origin = backend_origin.find(target.id); origin != backend_origin.end()) {

@@ -18,9 +18,26 @@ namespace {
 
 using util::SourceLocation;
 
-util::Unexpected<util::InputProblem> problem(SourceLocation where, std::string message,
-                                             std::string hint = {}) {
-    return util::input_problem(std::move(where), std::move(message), std::move(hint));
+PylockProblem bad(SourceLocation where, std::string message, std::string hint,
+                  bool fits_elsewhere) {
+    PylockProblem out;
+    out.problem.where = std::move(where);
+    out.problem.message = std::move(message);
+    out.problem.hint = std::move(hint);
+    out.fits_elsewhere = fits_elsewhere;
+    return out;
+}
+
+// A problem in the file or in what was asked.
+util::Unexpected<PylockProblem> problem(SourceLocation where, std::string message,
+                                        std::string hint = {}) {
+    return util::Unexpected(bad(std::move(where), std::move(message), std::move(hint), false));
+}
+
+// A valid file this target, Python or selection cannot install.
+util::Unexpected<PylockProblem> mismatch(SourceLocation where, std::string message,
+                                         std::string hint = {}) {
+    return util::Unexpected(bad(std::move(where), std::move(message), std::move(hint), true));
 }
 
 std::string list_or_none(const std::vector<std::string>& names) {
@@ -40,7 +57,7 @@ std::string describe(const pep::MarkerEnvironment& env) {
 
 }  // namespace
 
-util::Loaded<std::vector<const PylockPackage*>> select_pylock_packages(
+PylockResult<std::vector<const PylockPackage*>> select_pylock_packages(
     const Pylock& pylock, const PylockSelection& selection) {
     const SourceLocation top{pylock.file, 0, 0};
     std::vector<std::string> extras;
@@ -73,10 +90,10 @@ util::Loaded<std::vector<const PylockPackage*>> select_pylock_packages(
     const std::string python = env.get(pep::MarkerVariable::python_full_version);
     const auto version = pep::Version::parse(python);
     if (pylock.requires_python && version && !pylock.requires_python->contains(*version, true)) {
-        return problem(top,
-                       "the lock file's requires-python " + quoted(pylock.requires_python_text) +
-                           " does not allow Python " + python,
-                       "install for a Python it allows (--python)");
+        return mismatch(top,
+                        "the lock file's requires-python " + quoted(pylock.requires_python_text) +
+                            " does not allow Python " + python,
+                        "install for a Python it allows (--python)");
     }
     if (!pylock.environments.empty()) {
         bool any = false;
@@ -93,10 +110,10 @@ util::Loaded<std::vector<const PylockPackage*>> select_pylock_packages(
             std::vector<std::string> listed;
             for (const auto& marker : pylock.environments)
                 listed.push_back(quoted(marker.to_string()));
-            return problem(pylock.environments_where,
-                           "none of the lock file's environments (" + util::join(listed, ", ") +
-                               ") holds for " + describe(env),
-                           "install it on a platform it was locked for, or lock for this one");
+            return mismatch(pylock.environments_where,
+                            "none of the lock file's environments (" + util::join(listed, ", ") +
+                                ") holds for " + describe(env),
+                            "install it on a platform it was locked for, or lock for this one");
         }
     }
     std::vector<const PylockPackage*> out;
@@ -112,11 +129,11 @@ util::Loaded<std::vector<const PylockPackage*>> select_pylock_packages(
         }
         if (package.requires_python && version &&
             !package.requires_python->contains(*version, true)) {
-            return problem(package.where,
-                           "package " + package.name + " requires Python " +
-                               quoted(package.requires_python_text) + ", and this install is for " +
-                               python,
-                           "install for a Python it allows (--python)");
+            return mismatch(package.where,
+                            "package " + package.name + " requires Python " +
+                                quoted(package.requires_python_text) +
+                                ", and this install is for " + python,
+                            "install for a Python it allows (--python)");
         }
         auto [it, inserted] = chosen.emplace(package.name, &package);
         if (!inserted) {
@@ -142,7 +159,7 @@ class TargetBuilder {
         : target_(target), places_(places), indexes_(indexes) {}
 
     // Fills the package's wheel or source (and its version when the file names it).
-    std::optional<util::InputProblem> convert(const PylockPackage& from, LockedPackage& to) {
+    std::optional<PylockProblem> convert(const PylockPackage& from, LockedPackage& to) {
         if (from.vcs) {
             to.source = vcs_source(*from.vcs);
         } else if (from.directory) {
@@ -211,8 +228,8 @@ class TargetBuilder {
     }
 
     // The file's name must be a wheel of this package, of its version when that is written.
-    util::Expected<pep::WheelFilename, util::InputProblem> wheel_name(const PylockPackage& from,
-                                                                      const PylockFile& file) {
+    util::Expected<pep::WheelFilename, PylockProblem> wheel_name(const PylockPackage& from,
+                                                                 const PylockFile& file) {
         auto parsed = pep::WheelFilename::parse(file.name);
         if (!parsed) {
             return problem(file.where,
@@ -234,7 +251,7 @@ class TargetBuilder {
         return std::move(*parsed);
     }
 
-    std::optional<util::InputProblem> wheel_or_sdist(const PylockPackage& from, LockedPackage& to) {
+    std::optional<PylockProblem> wheel_or_sdist(const PylockPackage& from, LockedPackage& to) {
         const PylockFile* best = nullptr;
         std::optional<std::size_t> best_rank;
         std::optional<pep::WheelFilename> best_name;
@@ -257,12 +274,11 @@ class TargetBuilder {
             return std::nullopt;
         }
         if (!from.sdist) {
-            return util::InputProblem{
-                from.where,
-                "package " + from.name + (from.version.empty() ? "" : " " + from.version) +
-                    " has no wheel for " + target_.id + " (Python " + target_.python +
-                    ") and no sdist; its wheels: " + list_or_none(names),
-                "install on a platform it has wheels for, or lock again for this one"};
+            return bad(from.where,
+                       "package " + from.name + (from.version.empty() ? "" : " " + from.version) +
+                           " has no wheel for " + target_.id + " (Python " + target_.python +
+                           ") and no sdist; its wheels: " + list_or_none(names),
+                       "install on a platform it has wheels for, or lock again for this one", true);
         }
         const PylockFile& sdist = *from.sdist;
         LockedSource source;
@@ -280,18 +296,18 @@ class TargetBuilder {
         return std::nullopt;
     }
 
-    std::optional<util::InputProblem> archive(const PylockPackage& from, LockedPackage& to) {
+    std::optional<PylockProblem> archive(const PylockPackage& from, LockedPackage& to) {
         const PylockFile& file = *from.archive;
         if (util::to_lower(file.name).ends_with(".whl")) {
             // A wheel named by its URL: installed as it is, if this target can.
             auto name = wheel_name(from, file);
             if (!name) return std::move(name).error();
             if (!target_.tags.best_rank(name->tags)) {
-                return util::InputProblem{file.where,
-                                          "package " + from.name + ": the archive " +
-                                              quoted(file.name) + " is a wheel " + target_.id +
-                                              " (Python " + target_.python + ") cannot install",
-                                          "install on a platform the wheel is for"};
+                return bad(file.where,
+                           "package " + from.name + ": the archive " + quoted(file.name) +
+                               " is a wheel " + target_.id + " (Python " + target_.python +
+                               ") cannot install",
+                           "install on a platform the wheel is for", true);
             }
             to.wheel = LockedFile{file.name, location(file), file.sha256, file.size};
             if (to.version.empty()) to.version = name->version.to_string();
@@ -314,7 +330,7 @@ class TargetBuilder {
 
 }  // namespace
 
-util::Loaded<LockedTarget> pylock_target(const std::vector<const PylockPackage*>& selected,
+PylockResult<LockedTarget> pylock_target(const std::vector<const PylockPackage*>& selected,
                                          const PylockTarget& target, const PylockPlaces& places,
                                          std::vector<LockedIndex>& indexes) {
     LockedTarget out;

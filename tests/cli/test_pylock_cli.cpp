@@ -160,6 +160,20 @@ TEST_F(PylockCli, AnExtraTheUserNamesWinsAndIsChecked) {
     EXPECT_FALSE(stdfs::exists(path("prefix")));
 }
 
+TEST_F(PylockCli, AFileForAnotherPlatformIsUnsatisfiableHere) {
+    // A valid file this machine cannot install: exit 3, as a lock target that does not run.
+    fs::write_file_atomic(path("pylock.toml"),
+                          "lock-version = \"1.0\"\ncreated-by = \"hand\"\nenvironments = "
+                          "[\"sys_platform == 'darwin'\"]\n" +
+                              package("beta", "1.0"));
+    auto refused = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python",
+                        hostile_python, "--no-smoke-test"});
+    EXPECT_EQ(refused.exit_code, 3) << refused.err;
+    EXPECT_THAT(refused.err, HasSubstr("pylock.toml:3:16: none of the lock file's environments "
+                                       "('sys_platform == \"darwin\"') holds for"));
+    EXPECT_FALSE(stdfs::exists(path("prefix")));
+}
+
 TEST_F(PylockCli, LockFromConvertsEveryBackendTheFileOffers) {
     fs::write_file_atomic(path("pylock.toml"), project_pylock());
     auto locked = cli({"lock", "--from", p("pylock.toml"), "-o", p("converted.lock.yml"),

@@ -76,7 +76,7 @@ struct Installed {
     std::vector<LockedIndex> indexes;
 };
 
-util::Loaded<std::vector<const PylockPackage*>> select(const Pylock& lock,
+PylockResult<std::vector<const PylockPackage*>> select(const Pylock& lock,
                                                        const std::vector<std::string>& extras,
                                                        const std::vector<std::string>& groups,
                                                        const std::string& python = "3.12.3",
@@ -100,11 +100,11 @@ Installed install(const Pylock& lock, const std::vector<std::string>& extras = {
                   const std::string& python = "3.12.3") {
     Installed out;
     auto selected = select(lock, extras, groups, python, os);
-    if (!selected) throw std::runtime_error(selected.error().describe());
+    if (!selected) throw std::runtime_error(selected.error().problem.describe());
     out.selected = *selected;
     auto target =
         pylock_target(out.selected, target_for(os, "x86_64", python), places(), out.indexes);
-    if (!target) throw std::runtime_error(target.error().describe());
+    if (!target) throw std::runtime_error(target.error().problem.describe());
     out.target = std::move(*target);
     return out;
 }
@@ -189,21 +189,23 @@ TEST(PylockInstall, TwoEntriesForOneNameAreAnAmbiguity) {
     const auto lock = parsed(backend_extras);
     const auto both = select(lock, {"cpu", "cu128"}, {});
     ASSERT_FALSE(both);
-    EXPECT_EQ(both.error().where.to_string(), "pylock.toml:14:1");
-    EXPECT_THAT(both.error().message,
+    EXPECT_EQ(both.error().problem.where.to_string(), "pylock.toml:14:1");
+    EXPECT_THAT(both.error().problem.message,
                 HasSubstr("package torch has two entries for this install (the other at "
                           "pylock.toml:7:1)"));
+    EXPECT_FALSE(both.error().fits_elsewhere);
 }
 
 TEST(PylockInstall, ExtrasAndGroupsMustBeTheFilesOwn) {
     const auto lock = parsed(backend_extras);
     auto unknown = select(lock, {"cu126"}, {});
     ASSERT_FALSE(unknown);
-    EXPECT_THAT(unknown.error().message,
+    EXPECT_THAT(unknown.error().problem.message,
                 HasSubstr("the lock file has no extra 'cu126' (its extras: cpu, cu128)"));
+    EXPECT_FALSE(unknown.error().fits_elsewhere);
     unknown = select(lock, {}, {"docs"});
     ASSERT_FALSE(unknown);
-    EXPECT_THAT(unknown.error().message,
+    EXPECT_THAT(unknown.error().problem.message,
                 HasSubstr("has no dependency group 'docs' (its groups: dev)"));
 }
 
@@ -230,20 +232,22 @@ wheels = [)" + wheel("old-1.0-py3-none-any.whl") +
 )");
     auto outside = select(spec, {}, {}, "3.9.18");
     ASSERT_FALSE(outside);
-    EXPECT_THAT(outside.error().message,
+    EXPECT_THAT(outside.error().problem.message,
                 HasSubstr("the lock file's requires-python '>=3.10' does not allow Python 3.9.18"));
+    // A valid file another Python installs: unsatisfiable here, not bad input.
+    EXPECT_TRUE(outside.error().fits_elsewhere);
     auto package = select(spec, {}, {}, "3.12.3");
     ASSERT_FALSE(package);
-    EXPECT_EQ(package.error().where.to_string(), "pylock.toml:5:1");
-    EXPECT_THAT(package.error().message,
+    EXPECT_EQ(package.error().problem.where.to_string(), "pylock.toml:5:1");
+    EXPECT_THAT(package.error().problem.message,
                 HasSubstr("package old requires Python '<3.12', and this install is for 3.12.3"));
     // Its marker excludes it on 3.13, so its requires-python is not asked.
     EXPECT_TRUE(select(spec, {}, {}, "3.13.1")->empty());
     EXPECT_EQ(select(spec, {}, {}, "3.11.7")->size(), 1u);
     auto mac = select(spec, {}, {}, "3.11.7", "darwin");
     ASSERT_FALSE(mac);
-    EXPECT_EQ(mac.error().where.to_string(), "pylock.toml:3:16");
-    EXPECT_THAT(mac.error().message,
+    EXPECT_EQ(mac.error().problem.where.to_string(), "pylock.toml:3:16");
+    EXPECT_THAT(mac.error().problem.message,
                 HasSubstr("none of the lock file's environments ('sys_platform == \"win32\"', "
                           "'sys_platform == \"linux\"') holds for sys_platform 'darwin'"));
 }
@@ -296,10 +300,11 @@ wheels = [)" + wheel("numpy-2.2.3-cp312-cp312-win_amd64.whl") +
     auto target =
         pylock_target(*selected, target_for("linux", "x86_64", "3.12.3"), places(), indexes);
     ASSERT_FALSE(target);
-    EXPECT_EQ(target.error().where.to_string(), "pylock.toml:3:1");
-    EXPECT_THAT(target.error().message,
+    EXPECT_EQ(target.error().problem.where.to_string(), "pylock.toml:3:1");
+    EXPECT_THAT(target.error().problem.message,
                 HasSubstr("package numpy 2.2.3 has no wheel for linux-x86_64-cpu (Python 3.12.3) "
                           "and no sdist; its wheels: numpy-2.2.3-cp312-cp312-win_amd64.whl"));
+    EXPECT_TRUE(target.error().fits_elsewhere);
     // A file of another project is a problem too.
     const auto wrong = parsed(R"(lock-version = "1.0"
 created-by = "t"
@@ -311,7 +316,7 @@ wheels = [)" + wheel("scipy-1.0-py3-none-any.whl") +
     target = pylock_target(*select(wrong, {}, {}), target_for("linux", "x86_64", "3.12.3"),
                            places(), indexes);
     ASSERT_FALSE(target);
-    EXPECT_THAT(target.error().message,
+    EXPECT_THAT(target.error().problem.message,
                 HasSubstr("package numpy lists 'scipy-1.0-py3-none-any.whl', a wheel of scipy"));
 }
 
@@ -389,11 +394,11 @@ TEST(PylockInstall, OurExportReadsBackToTheSameTarget) {
     PylockSelection selection;
     selection.environment = environment("linux", "x86_64", "3.12.3");
     auto selected = select_pylock_packages(read, selection);
-    ASSERT_TRUE(selected) << selected.error().describe();
+    ASSERT_TRUE(selected) << selected.error().problem.describe();
     auto t = target_for("linux", "x86_64", "3.12.3");
     std::vector<LockedIndex> indexes;
     auto back = pylock_target(*selected, t, places(), indexes);
-    ASSERT_TRUE(back) << back.error().describe();
+    ASSERT_TRUE(back) << back.error().problem.describe();
     ASSERT_EQ(back->packages.size(), original.packages.size());
     for (std::size_t i = 0; i < original.packages.size(); ++i) {
         const auto& a = original.packages[i];

@@ -101,6 +101,17 @@ inline constexpr int pylock_major_version = 1;
 // their data must not affect installation).
 util::Loaded<Pylock> parse_pylock(std::string_view toml_text, std::string_view file);
 
+// Why an install from the file cannot be made. `fits_elsewhere`: the file is valid and what was
+// asked is one it offers, but this target, Python or selection cannot install it (its
+// requires-python, its environments, no file for the target's tags), which another choice may;
+// else the problem is in the file or in what was asked (an extra it does not have).
+struct PylockProblem {
+    util::InputProblem problem;
+    bool fits_elsewhere = false;
+};
+template <class T>
+using PylockResult = util::Expected<T, PylockProblem>;
+
 // What one install from the lock file selects (the specification's installation step 1). The
 // caller decides the groups: PEP 751 installs `default-groups` unless the user says otherwise.
 struct PylockSelection {
@@ -113,7 +124,7 @@ struct PylockSelection {
 // marker holds (its requires-python must then hold too), at most one entry per name. An extra or
 // group the file does not declare is a problem, as is anything the specification says must raise
 // an error. The packages come in the file's order.
-util::Loaded<std::vector<const PylockPackage*>> select_pylock_packages(
+PylockResult<std::vector<const PylockPackage*>> select_pylock_packages(
     const Pylock& pylock, const PylockSelection& selection);
 
 // The target the selected packages are converted for.
@@ -143,7 +154,7 @@ struct PylockPlaces {
 // (an archive that is a wheel as a wheel). `requested` marks the roots of the packages'
 // `dependencies` (every package when no entry records dependencies). New indexes are appended
 // to `indexes` ("primary", then "extra-index N", or "torch <backend>").
-util::Loaded<LockedTarget> pylock_target(const std::vector<const PylockPackage*>& selected,
+PylockResult<LockedTarget> pylock_target(const std::vector<const PylockPackage*>& selected,
                                          const PylockTarget& target, const PylockPlaces& places,
                                          std::vector<LockedIndex>& indexes);
 
