@@ -390,6 +390,12 @@ ReadLock lock_from_pylock(const lock::Pylock& pylock, const std::filesystem::pat
     // The platforms and the backend each --target names; else this machine's platform.
     std::vector<std::pair<Platform, std::optional<std::string>>> wanted;
     if (options.targets.empty()) {
+        if (options.host_os.empty()) {
+            throw util::InputError(converter.file() +
+                                       ": this machine's OS is not one a lock "
+                                       "target names",
+                                   "name the target with --target OS-ARCH-BACKEND");
+        }
         wanted.push_back({Platform{options.host_os, options.host_arch}, std::nullopt});
     }
     for (const auto& id : options.targets) {

@@ -83,14 +83,11 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         }
         app::SyncRequest request;
         auto machine = probe_this_machine(a->backend, a->force, session.cache_root());
-        // A pylock.toml is converted for the target asked for, else the prefix's, for the
-        // Python the prefix runs.
+        // A pylock.toml is converted for the target asked for, else for this machine (every
+        // build it offers, among which the prefix's own target is found), for the Python the
+        // prefix runs.
         app::LockReadOptions read_options;
-        if (!a->target.empty()) {
-            read_options.targets = {a->target};
-        } else if (own && !own->empty()) {
-            read_options.targets = {*own};
-        }
+        if (!a->target.empty()) read_options.targets = {a->target};
         read_options.python = recorded_python;
         read_options.extras = a->selection.extras;
         read_options.groups = a->selection.groups;
