@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -252,23 +253,37 @@ TEST_F(PylockCli, BadFilesAreRefusedWithTheirPlaceAndNothingIsWritten) {
          {"pylock.toml:1:16", "`lock-version` `2.0`", "lock-version 1.x"}},
         {"missing hash", no_hash, {"pylock.toml:10:11", "package alpha", "has no `hashes`"}},
         {"two sources", two_sources, {"pylock.toml:6:1", "conflicting sources"}},
-        {"malformed TOML", good + "\n[[packages]\n", {"pylock.toml:", "not valid TOML"}},
+        {"malformed TOML",
+         good + "\n[[packages]\n",
+         {"pylock.toml:" + std::to_string(std::count(good.begin(), good.end(), '\n') + 2) +
+              ":12: not valid TOML",
+          "expected ']'", "fix the syntax"}},
         {"unknown key",
          good + "\nsurprise = 1\n",
          {"pylock.toml:37:1", "unknown key `packages.surprise`"}},
     };
+    // A prefix set up from the good file, which a bad one must leave as it is.
+    fs::write_file_atomic(path("pylock.toml"), good);
+    auto made = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python", hostile_python,
+                     "--no-smoke-test"});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         fs::write_file_atomic(path("pylock.toml"), c.text);
         const auto before = tree_state(work.path(), {"mirror", "cache"});
-        auto setup = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python",
+        auto setup = cli({"setup", "-l", p("pylock.toml"), "-p", p("fresh"), "--python",
                           hostile_python, "--no-smoke-test"});
         EXPECT_EQ(setup.exit_code, 2) << setup.err;
         std::string missing;
         EXPECT_TRUE(mentions_all(setup.err, c.parts, missing)) << missing << "\n" << setup.err;
+        auto synced = cli({"sync", "-l", p("pylock.toml"), "-p", p("prefix")});
+        EXPECT_EQ(synced.exit_code, 2) << synced.err;
+        EXPECT_TRUE(mentions_all(synced.err, c.parts, missing)) << missing << "\n" << synced.err;
         auto locked = cli({"lock", "--from", p("pylock.toml"), "-o", p("out.lock.yml")});
         EXPECT_EQ(locked.exit_code, 2) << locked.err;
+        EXPECT_TRUE(mentions_all(locked.err, c.parts, missing)) << missing << "\n" << locked.err;
         EXPECT_EQ(tree_diff(before, tree_state(work.path(), {"mirror", "cache"})), "");
+        EXPECT_FALSE(stdfs::exists(path("fresh")));
     }
 }
 
