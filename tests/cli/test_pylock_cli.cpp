@@ -31,6 +31,7 @@ class PylockCli : public ::testing::Test {
         mirror.add_index("simple");
         mirror.add_index("whl/cpu", IndexOptions::pytorch());
         mirror.add_index("whl/cu128", IndexOptions::pytorch());
+        mirror.add_index("whl/cu126", IndexOptions::pytorch());
         auto wheel = [&](const std::string& index, const std::string& name,
                          const std::string& version, std::vector<std::string> requires_dist = {}) {
             WheelSpec spec;
@@ -48,6 +49,8 @@ class PylockCli : public ::testing::Test {
         wheel("simple", "devtool", "0.1");
         wheel("whl/cpu", "torch", "2.7.0+cpu");
         wheel("whl/cu128", "torch", "2.7.0+cu128");
+        for (const std::string backend : {"cpu", "cu126", "cu128"})
+            wheel("whl/" + backend, "torch", "2.8.0+" + backend);
         mirror.write();
         server.serve_directory(path("mirror"), "/");
     }
@@ -55,7 +58,8 @@ class PylockCli : public ::testing::Test {
     stdfs::path path(const std::string& name) const { return work.path() / name; }
     std::string p(const std::string& name) const { return path(name).string(); }
 
-    CliResult cli(std::vector<std::string> args, bool with_index = false) const {
+    CliResult cli(std::vector<std::string> args, bool with_index = false,
+                  const std::vector<std::string>& machine = {}) const {
         std::vector<std::string> global = {"--no-progress", "--cache-dir", p("cache")};
         if (with_index) {
             global.push_back("--index-url");
@@ -64,7 +68,9 @@ class PylockCli : public ::testing::Test {
             global.push_back(server.url("/whl"));
         }
         args.insert(args.begin(), global.begin(), global.end());
-        return run_cli(args, "", isolated_environment(work.path(), hostile_python_bin));
+        auto environment = isolated_environment(work.path(), hostile_python_bin);
+        environment.insert(environment.end(), machine.begin(), machine.end());
+        return run_cli(args, "", environment);
     }
 
     // `{url = …, size = …, hashes = {sha256 = …}}` of a published wheel.
@@ -94,6 +100,30 @@ class PylockCli : public ::testing::Test {
                        "marker = \"'cu128' in extras\"\nindex = \"" + server.url("/whl/cu128") +
                            "\"\n") +
                package("devtool", "0.1", "marker = \"'dev' in dependency_groups\"\n");
+    }
+
+    // A file whose torch (2.8.0, whose stable CUDA builds are cu126 and cu128) build is chosen
+    // by an extra per backend, as uv writes for a project with such extras in `conflicts`.
+    std::string backend_pylock(const std::vector<std::string>& backends) const {
+        std::string extras;
+        for (const auto& backend : backends)
+            extras += (extras.empty() ? "\"" : ", \"") + backend + "\"";
+        std::string out = "lock-version = \"1.0\"\ncreated-by = \"hand\"\nextras = [" + extras +
+                          "]\n" + package("alpha", "1.0", "dependencies = [{name = \"beta\"}]\n") +
+                          package("beta", "1.0");
+        for (const auto& backend : backends) {
+            out += package("torch", "2.8.0+" + backend,
+                           "marker = \"'" + backend + "' in extras\"\nindex = \"" +
+                               server.url("/whl/" + backend) + "\"\n");
+        }
+        return out;
+    }
+
+    // A machine with an NVIDIA GPU, as detection's overrides describe it.
+    static std::vector<std::string> gpu_machine(const std::string& driver,
+                                                const std::string& compute_capability) {
+        return {"-u AITK_ENV_NO_GPU", "AITK_ENV_CUDA_DRIVER_VERSION=" + driver,
+                "AITK_ENV_GPU_COMPUTE_CAPABILITY=" + compute_capability};
     }
 
     // name → version of what a prefix holds, by its dist-info folders.
@@ -142,6 +172,38 @@ TEST_F(PylockCli, SetupInstallsWhatTheFileSelectsWithTheBackendThisMachineRuns) 
     ASSERT_EQ(sync.exit_code, 0) << sync.err;
     EXPECT_EQ(installed("prefix").count("devtool"), 1u);
     EXPECT_EQ(cli({"verify", "-p", p("prefix")}).exit_code, 0);
+}
+
+// The same file on three GPU machines (the machine without one is the test above): the extra of
+// the build the GPU runs, and when none runs, exit 3 with the fix and no silent CPU build.
+TEST_F(PylockCli, TheBackendExtraFollowsTheGpu) {
+    auto setup_on = [&](const std::string& prefix, const std::vector<std::string>& machine) {
+        return cli({"setup", "-l", p("pylock.toml"), "-p", p(prefix), "--python", hostile_python,
+                    "--no-smoke-test"},
+                   false, machine);
+    };
+    // Driver 570 and an sm_89 GPU run both CUDA builds: the newest, cu128.
+    fs::write_file_atomic(path("pylock.toml"), backend_pylock({"cpu", "cu126", "cu128"}));
+    auto ada = setup_on("ada", gpu_machine("570.86.10", "8.9"));
+    ASSERT_EQ(ada.exit_code, 0) << ada.err;
+    EXPECT_THAT(ada.err, HasSubstr("backend cu128: extra 'cu128' of pylock.toml"));
+    EXPECT_EQ(installed("ada").at("torch"), "2.8.0+cu128");
+    EXPECT_EQ(cli({"verify", "-p", p("ada")}, false, gpu_machine("570.86.10", "8.9")).exit_code, 0);
+
+    // A file with cpu and cu126 on driver 535 and an sm_86 GPU: cu126, not the CPU build.
+    fs::write_file_atomic(path("pylock.toml"), backend_pylock({"cpu", "cu126"}));
+    auto ampere = setup_on("ampere", gpu_machine("535.183.01", "8.6"));
+    ASSERT_EQ(ampere.exit_code, 0) << ampere.err;
+    EXPECT_THAT(ampere.err, HasSubstr("backend cu126: extra 'cu126' of pylock.toml"));
+    EXPECT_EQ(installed("ampere").at("torch"), "2.8.0+cu126");
+
+    // The same file on an RTX 5090 (sm_120), which cu126 has no kernels for: exit 3 with what
+    // each build lacks and the fix, and no silent CPU build.
+    auto blackwell = setup_on("blackwell", gpu_machine("560.35.03", "12.0"));
+    EXPECT_EQ(blackwell.exit_code, 3) << blackwell.err;
+    EXPECT_THAT(blackwell.err, HasSubstr("has no kernels for sm_120"));
+    EXPECT_THAT(blackwell.err, HasSubstr("only with --backend cpu"));
+    EXPECT_FALSE(stdfs::exists(path("blackwell")));
 }
 
 TEST_F(PylockCli, AnExtraTheUserNamesWinsAndIsChecked) {
