@@ -11,6 +11,7 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/sdist_filename.hpp"
 #include "aitk/pep/wheel_filename.hpp"
+#include "aitk/util/path_name.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::lock {
@@ -235,6 +236,13 @@ class TargetBuilder {
             return problem(file.where,
                            "package " + from.name + ": " + quoted(file.name) +
                                " is not a wheel file name: " + parsed.error().describe());
+        }
+        // It names the file in the cache, a bundle and a mirror, as a lockfile's `filename`.
+        if (auto unusable = util::path_name_problem(file.name)) {
+            return problem(file.where,
+                           "package " + from.name + ": " + quoted(file.name) +
+                               " cannot name a file: " + *unusable,
+                           std::string(util::path_name_rule));
         }
         if (parsed->name != from.name) {
             return problem(file.where, "package " + from.name + " lists " + quoted(file.name) +

@@ -320,6 +320,29 @@ wheels = [)" + wheel("scipy-1.0-py3-none-any.whl") +
                 HasSubstr("package numpy lists 'scipy-1.0-py3-none-any.whl', a wheel of scipy"));
 }
 
+// A wheel's name becomes a file name in the cache, a bundle and a mirror: the rule of
+// util::path_name_problem holds for it as for a lockfile's `filename` (a wheel name that parses
+// can still be too long for every file system).
+TEST(PylockInstall, AWheelNameThatCannotNameAFileIsRefused) {
+    std::string version = "1";
+    while (version.size() < 260)
+        version += ".0";
+    const auto lock = parsed(R"(lock-version = "1.0"
+created-by = "t"
+[[packages]]
+name = "numpy"
+wheels = [)" + wheel("numpy-" + version + "-py3-none-any.whl") +
+                             R"(]
+)");
+    std::vector<LockedIndex> indexes;
+    auto target = pylock_target(*select(lock, {}, {}), target_for("linux", "x86_64", "3.12.3"),
+                                places(), indexes);
+    ASSERT_FALSE(target);
+    EXPECT_EQ(target.error().problem.where.to_string(), "pylock.toml:5:11");
+    EXPECT_THAT(target.error().problem.message, HasSubstr("cannot name a file"));
+    EXPECT_FALSE(target.error().fits_elsewhere);
+}
+
 TEST(PylockInstall, VcsDirectoryArchiveAndSdistBecomeSourceNodes) {
     const auto lock = parsed(R"(lock-version = "1.0"
 created-by = "t"
