@@ -20,6 +20,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/major_minor.hpp"
 #include "aitk/util/path_name.hpp"
+#include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -144,7 +145,7 @@ class Converter {
             for (const auto& index : indexes) {
                 if (index.name != package.index) continue;
                 if (auto b = project::backend_index_url(index.url)) {
-                    named.emplace_back(b->backend, "the index " + index.url);
+                    named.emplace_back(b->backend, "the index " + util::redact_url(index.url));
                 }
             }
             const std::string url = package.wheel    ? package.wheel->url
@@ -268,7 +269,9 @@ std::string choose_python(const Converter& converter, const lock::Pylock& pylock
     }
     if (!best) {
         lock::PylockProblem problem = *first_problem;
-        if (!options.python) {
+        // Only a file that another Python could install gets the list of Pythons tried; a
+        // problem of the file itself is the same on every one.
+        if (!options.python && problem.fits_elsewhere) {
             auto& hint = problem.problem.hint;
             hint = (hint.empty() ? "" : hint + "; ") + "no Python aitk-env installs (" + [&] {
                 std::vector<std::string> pairs;

@@ -297,6 +297,45 @@ TEST_F(PylockCli, OurExportRoundTripsToTheSamePrefix) {
     EXPECT_EQ(tree_diff(first_files, second_files), "");
 }
 
+// Credentials in a file's URLs (a private index) reach neither a message nor a file written
+// (issue 33): a refused file names the index without them, and an installed one stores its URLs
+// without them.
+TEST_F(PylockCli, CredentialsInTheFilesUrlsAreNeverShownOrStored) {
+    const std::string secret = "s3cr3t-token";
+    auto with_credentials = [&](std::string text) {
+        for (std::size_t at = text.find("http://"); at != std::string::npos;
+             at = text.find("http://", at + 1)) {
+            text.insert(at + 7, "user:" + secret + "@");
+        }
+        return text;
+    };
+    // torch 2.7.0+cpu from the cu128 index: two builds named, the index in the message.
+    fs::write_file_atomic(
+        path("pylock.toml"),
+        with_credentials(
+            "lock-version = \"1.0\"\ncreated-by = \"hand\"\n" +
+            package("torch", "2.7.0+cpu", "index = \"" + server.url("/whl/cu128") + "\"\n")));
+    auto refused = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python",
+                        hostile_python, "--no-smoke-test"});
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_THAT(refused.err, HasSubstr("the torch family names two builds"));
+    EXPECT_THAT(refused.err, HasSubstr("the index http://***@127.0.0.1:"));
+    EXPECT_EQ(refused.err.find(secret), std::string::npos) << refused.err;
+    // A file that installs: nothing under the work folder but the file itself holds the secret.
+    fs::write_file_atomic(path("pylock.toml"), with_credentials(project_pylock()));
+    auto setup = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python",
+                      hostile_python, "--no-smoke-test"});
+    ASSERT_EQ(setup.exit_code, 0) << setup.err;
+    EXPECT_EQ(setup.err.find(secret), std::string::npos) << setup.err;
+    auto locked = cli({"lock", "--from", p("pylock.toml"), "-o", p("converted.lock.yml")});
+    ASSERT_EQ(locked.exit_code, 0) << locked.err;
+    EXPECT_EQ(locked.err.find(secret), std::string::npos) << locked.err;
+    for (const auto& entry : stdfs::recursive_directory_iterator(work.path())) {
+        if (!entry.is_regular_file() || entry.path() == path("pylock.toml")) continue;
+        EXPECT_EQ(fs::read_file(entry.path()).find(secret), std::string::npos) << entry.path();
+    }
+}
+
 TEST_F(PylockCli, BadFilesAreRefusedWithTheirPlaceAndNothingIsWritten) {
     const std::string good = project_pylock();
     struct Case {
@@ -309,12 +348,22 @@ TEST_F(PylockCli, BadFilesAreRefusedWithTheirPlaceAndNothingIsWritten) {
     no_hash.erase(hashes, no_hash.find("}}", hashes) + 1 - hashes);
     std::string two_sources = good;
     two_sources.insert(two_sources.find("wheels = ["), "directory = {path = \"src\"}\n");
+    // beta's entry lists alpha's wheel: a problem of the file on every Python.
+    std::string other_wheel = good;
+    const auto beta = other_wheel.find("\nname = \"beta\"");
+    const auto beta_wheel = other_wheel.find("{name = \"", beta);
+    other_wheel.replace(beta_wheel, other_wheel.find("}}", beta_wheel) + 2 - beta_wheel,
+                        wheel_entry("alpha 1.0"));
     const std::vector<Case> cases = {
         {"newer major",
          "lock-version = \"2.0\"\n" + good.substr(good.find('\n') + 1),
          {"pylock.toml:1:16", "`lock-version` `2.0`", "lock-version 1.x"}},
         {"missing hash", no_hash, {"pylock.toml:10:11", "package alpha", "has no `hashes`"}},
         {"two sources", two_sources, {"pylock.toml:6:1", "conflicting sources"}},
+        {"a wheel of another project",
+         other_wheel,
+         {"pylock.toml:15:11",
+          "package beta lists 'alpha-1.0-py3-none-any.whl', a wheel of alpha"}},
         {"malformed TOML",
          good + "\n[[packages]\n",
          {"pylock.toml:" + std::to_string(std::count(good.begin(), good.end(), '\n') + 2) +
@@ -344,6 +393,8 @@ TEST_F(PylockCli, BadFilesAreRefusedWithTheirPlaceAndNothingIsWritten) {
         auto locked = cli({"lock", "--from", p("pylock.toml"), "-o", p("out.lock.yml")});
         EXPECT_EQ(locked.exit_code, 2) << locked.err;
         EXPECT_TRUE(mentions_all(locked.err, c.parts, missing)) << missing << "\n" << locked.err;
+        // The file is wrong whatever the Python (lock tries each): no hint about Pythons.
+        EXPECT_THAT(locked.err, testing::Not(HasSubstr("no Python aitk-env installs")));
         EXPECT_EQ(tree_diff(before, tree_state(work.path(), {"mirror", "cache"})), "");
         EXPECT_FALSE(stdfs::exists(path("fresh")));
     }
