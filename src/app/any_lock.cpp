@@ -36,6 +36,26 @@ ReadLock read_any_lock(const std::filesystem::path& path, const LockReadOptions&
     return pylock_detail::lock_from_pylock(*parsed, path, bytes, options);
 }
 
+void refuse_pylock_lockfile(const std::filesystem::path& path) {
+    if (lock_file_kind(path) != LockFileKind::pylock) return;
+    const std::string filename = util::utf8_of(path.filename());
+    const auto converted =
+        path.parent_path() / (filename.substr(0, filename.size() - 5) + ".lock.yml");
+    throw util::InputError(
+        util::utf8_of(path) + " is a PEP 751 lock file; this command reads aitk-env's lockfile",
+        "convert it first: aitk-env lock --from " + util::utf8_of(path) + " -o " +
+            util::utf8_of(converted) +
+            ", then pass that (setup -l and sync -l read a pylock.toml as it is)");
+}
+
+void check_lock_output_name(const std::filesystem::path& output) {
+    if (lock_file_kind(output) != LockFileKind::pylock) return;
+    throw util::InputError(
+        "-o " + util::utf8_of(output) +
+            ": PEP 751 reserves that name for pylock.toml files, and aitk-env's lockfile is YAML",
+        "name it NAME.lock.yml; for a pylock.toml of a lock, use aitk-env export --format pylock");
+}
+
 LockOutcome lock_from_file(Session& session, const LockFromRequest& request) {
     const auto from = fs::absolute_from(session.cwd(), request.from);
     auto read = read_any_lock(from, request.options);
@@ -48,6 +68,7 @@ LockOutcome lock_from_file(Session& session, const LockFromRequest& request) {
                               ? fs::absolute_from(session.cwd(), *request.output)
                               : default_lock_output(input, session.cwd(), outcome.lockfile.name);
     outcome.path = outcome.destination;
+    check_lock_output_name(outcome.destination);
     const std::string text = lock::write_lockfile(outcome.lockfile);
     std::error_code ec;
     const bool same = std::filesystem::is_regular_file(outcome.path, ec) &&

@@ -2,6 +2,7 @@
 // whether a lock is stale, and where the lockfile lives.
 #include <system_error>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/input_file.hpp"
@@ -94,6 +95,7 @@ std::string read_lockfile_text(const std::filesystem::path& path, const std::str
 }
 
 lock::Lockfile read_lockfile(const std::filesystem::path& path, const std::string& label) {
+    refuse_pylock_lockfile(path);
     auto parsed = lock::parse_lockfile(read_lockfile_text(path, label),
                                        label.empty() ? util::utf8_of(path) : label);
     if (!parsed) throw parsed.error().to_error();

@@ -336,6 +336,49 @@ TEST_F(PylockCli, CredentialsInTheFilesUrlsAreNeverShownOrStored) {
     }
 }
 
+// doctor judges the builds a pylock.toml offers as it judges a lockfile's targets; the commands
+// that take only aitk-env's lockfile say how to convert one, instead of a YAML error at 1:1; and
+// `lock -o` does not write aitk-env's YAML under a name PEP 751 reserves.
+TEST_F(PylockCli, DoctorReadsItAndOtherCommandsSayHowToConvertIt) {
+    fs::write_file_atomic(path("pylock.toml"), project_pylock());
+    auto doctor = cli({"--json", "doctor", "-l", p("pylock.toml")});
+    ASSERT_EQ(doctor.exit_code, 0) << doctor.err;
+    const auto report = nlohmann::json::parse(doctor.out);
+    const std::string platform = hostile_target.substr(0, hostile_target.rfind('-'));
+    EXPECT_EQ(report["lock"]["chosen"], platform + "-cpu") << doctor.out;
+    EXPECT_EQ(report["lock"]["targets"].size(), 2u) << doctor.out;
+
+    auto made = cli({"setup", "-l", p("pylock.toml"), "-p", p("prefix"), "--python", hostile_python,
+                     "--no-smoke-test"});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    fs::write_file_atomic(path("requirements.txt"), "alpha\n");
+    const auto before = tree_state(work.path(), {"mirror", "cache"});
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"export", "-l", p("pylock.toml"), "--format", "requirements", "-o", p("r.txt")},
+             {"bundle", "-l", p("pylock.toml"), "-o", p("b.tar.zst")},
+             {"mirror", "-l", p("pylock.toml"), "-o", p("mirror-out")},
+             {"verify", "-p", p("prefix"), "-l", p("pylock.toml")}}) {
+        SCOPED_TRACE(args.front());
+        auto refused = cli(args);
+        EXPECT_EQ(refused.exit_code, 2) << refused.err;
+        std::string missing;
+        EXPECT_TRUE(mentions_all(refused.err,
+                                 {"pylock.toml is a PEP 751 lock file",
+                                  "aitk-env lock --from " + p("pylock.toml") + " -o "},
+                                 missing))
+            << missing << "\n"
+            << refused.err;
+    }
+    auto misnamed = cli({"lock", "-r", p("requirements.txt"), "-o", p("out/pylock.toml"),
+                         "--python", hostile_python_version, "--target", hostile_target},
+                        true);
+    EXPECT_EQ(misnamed.exit_code, 2) << misnamed.err;
+    EXPECT_THAT(misnamed.err, HasSubstr("export --format pylock"));
+    auto converted = cli({"lock", "--from", p("pylock.toml"), "-o", p("out/pylock.other.toml")});
+    EXPECT_EQ(converted.exit_code, 2) << converted.err;
+    EXPECT_EQ(tree_diff(before, tree_state(work.path(), {"mirror", "cache"})), "");
+}
+
 TEST_F(PylockCli, BadFilesAreRefusedWithTheirPlaceAndNothingIsWritten) {
     const std::string good = project_pylock();
     struct Case {

@@ -51,6 +51,15 @@ struct ReadLock {
 // target or Python would fix it.
 ReadLock read_any_lock(const std::filesystem::path& path, const LockReadOptions& options);
 
+// For the commands that take only aitk-env's lockfile (export, bundle, mirror, verify): a
+// pylock.toml is refused (util::InputError) with the command that converts it, where YAML would
+// fail at 1:1.
+void refuse_pylock_lockfile(const std::filesystem::path& path);
+
+// Refuses (util::InputError) a lockfile output named as PEP 751 names its files: aitk-env's
+// YAML there would be read back as a pylock.toml.
+void check_lock_output_name(const std::filesystem::path& output);
+
 // `lock --from FILE`: the file read by read_any_lock and written as aitk-env's lockfile
 // (default lockfiles/<name>.lock.yml), so that bundle, mirror, export, verify and snapshot work
 // on it. With `check`, nothing is written: up_to_date says whether the output already holds it.
