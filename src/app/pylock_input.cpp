@@ -120,6 +120,7 @@ class Converter {
             if (!package.wheel) ++out.source_builds;
         }
         find_backend(out, indexes);
+        if (out.target && out.has_torch && !out.backend) pypi_backend(out, platform);
         return out;
     }
 
@@ -174,6 +175,38 @@ class Converter {
                     return;
                 }
             }
+        }
+    }
+
+    // A torch without a local label from an index that names no build is PyPI's (uv exports
+    // such a file for a project that takes torch from PyPI). On Linux that build depends on
+    // NVIDIA's CUDA runtime package, whose version is the build's CUDA (12.8.90 → cu128); on
+    // Windows PyPI's torch is the CPU build. Anything else stays unknown (the caller asks for
+    // --target).
+    static void pypi_backend(Attempt& attempt, const Platform& platform) {
+        for (const auto& package : attempt.target->packages) {
+            const bool runtime = package.name == "nvidia-cuda-runtime" ||
+                                 package.name == "nvidia-cuda-runtime-cu11" ||
+                                 package.name == "nvidia-cuda-runtime-cu12";
+            if (!runtime) continue;
+            const auto version = pep::Version::parse(package.version);
+            if (!version || version->release().size() < 2) continue;
+            const auto major = version->release()[0];
+            if (!package.name.ends_with("-cu" + std::to_string(major)) &&
+                package.name != "nvidia-cuda-runtime") {
+                continue;
+            }
+            const std::string backend =
+                "cu" + std::to_string(major) + std::to_string(version->release()[1]);
+            auto named = platform::parse_backend_name(backend);
+            if (!named || *named != backend) continue;
+            attempt.backend = backend;
+            attempt.backend_by = "its CUDA runtime " + package.name + " " + package.version;
+            return;
+        }
+        if (platform.os == "windows") {
+            attempt.backend = "cpu";
+            attempt.backend_by = "PyPI's torch for Windows";
         }
     }
 

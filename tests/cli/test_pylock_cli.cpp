@@ -47,6 +47,8 @@ class PylockCli : public ::testing::Test {
         wheel("simple", "beta", "1.0");
         wheel("simple", "gamma", "2.0");
         wheel("simple", "devtool", "0.1");
+        wheel("simple", "torch", "2.8.0");  // as PyPI publishes it: no local label
+        wheel("simple", "nvidia-cuda-runtime-cu12", "12.8.90");
         wheel("whl/cpu", "torch", "2.7.0+cpu");
         wheel("whl/cu128", "torch", "2.7.0+cu128");
         for (const std::string backend : {"cpu", "cu126", "cu128"})
@@ -204,6 +206,36 @@ TEST_F(PylockCli, TheBackendExtraFollowsTheGpu) {
     EXPECT_THAT(blackwell.err, HasSubstr("has no kernels for sm_120"));
     EXPECT_THAT(blackwell.err, HasSubstr("only with --backend cpu"));
     EXPECT_FALSE(stdfs::exists(path("blackwell")));
+}
+
+// uv's export of a project that takes torch from PyPI: torch 2.8.0 without a local label, and
+// on Linux the CUDA runtime it depends on, whose version says the build (12.8 → cu128). On
+// Windows PyPI's torch is the CPU build.
+TEST_F(PylockCli, PypisTorchIsTheBuildOfItsCudaRuntime) {
+    fs::write_file_atomic(
+        path("pylock.toml"),
+        "lock-version = \"1.0\"\ncreated-by = \"uv\"\n" +
+            package("torch", "2.8.0", "index = \"" + server.url("/simple/") + "\"\n") +
+            package("nvidia-cuda-runtime-cu12", "12.8.90",
+                    "marker = \"platform_machine == 'x86_64' and sys_platform == 'linux'\"\n"));
+    // This machine's platform, no --target: the build is read from the file.
+    auto locked =
+        cli({"lock", "--from", p("pylock.toml"), "-o", p("host.lock.yml"), "--python", "3.12"});
+    ASSERT_EQ(locked.exit_code, 0) << locked.err;
+    auto lock = lock::parse_lockfile(fs::read_file(path("host.lock.yml")), "host");
+    ASSERT_TRUE(lock) << lock.error().describe();
+    ASSERT_EQ(lock->targets.size(), 1u);
+    const std::string platform = hostile_target.substr(0, hostile_target.rfind('-'));
+    const bool linux_host = platform.starts_with("linux");
+    EXPECT_EQ(lock->targets[0].id, platform + (linux_host ? "-cu128" : "-cpu"));
+    EXPECT_EQ(lock->targets[0].find("nvidia-cuda-runtime-cu12") != nullptr, linux_host);
+
+    // Windows: the file has no CUDA build there, and a target that names one is refused.
+    auto windows = cli({"lock", "--from", p("pylock.toml"), "-o", p("windows.lock.yml"), "--python",
+                        "3.12", "--target", "windows-x86_64-cu128"});
+    EXPECT_EQ(windows.exit_code, 3) << windows.err;
+    EXPECT_THAT(windows.err, HasSubstr("has no cu128 build for windows-x86_64; it has: cpu"));
+    EXPECT_FALSE(stdfs::exists(path("windows.lock.yml")));
 }
 
 TEST_F(PylockCli, AnExtraTheUserNamesWinsAndIsChecked) {
