@@ -5,6 +5,7 @@
 #include <set>
 #include <system_error>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/artifact_locations.hpp"
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/lock.hpp"
@@ -324,6 +325,7 @@ void write_bundle_archive(const stdfs::path& out_path, const lock::Lockfile& loc
 // read the lock → plan the members → fetch them into the cache → check them → the archive.
 BundleOutcome write_bundle(Session& session, const BundleRequest& request) {
     const stdfs::path lock_path = fs::absolute_from(session.cwd(), request.lockfile);
+    refuse_foreign_lockfile(lock_path);
     const std::string lock_text = read_lockfile_text(lock_path);
     auto parsed = lock::parse_lockfile(lock_text, util::utf8_of(lock_path));
     if (!parsed) throw parsed.error().to_error();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/machine.hpp"
 #include "aitk/app/native_check.hpp"
@@ -376,7 +377,11 @@ DoctorReport run_doctor(const DoctorOptions& options) {
     std::optional<lock::Lockfile> lock;
     if (options.lockfile) {
         auto path = options.cwd / *options.lockfile;
-        lock = read_lockfile(path);
+        // A pylock.toml: every build it offers this machine's platform, judged as targets.
+        LockReadOptions read_options;
+        read_options.host_os = machine.os;
+        read_options.host_arch = machine.arch;
+        lock = read_any_lock(path, read_options).lock;
         wanted.request.forced = machine.forced_backend;
         wanted.request.forced_by = machine.forced_by;
         wanted.request.force = machine.force;

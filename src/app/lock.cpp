@@ -6,6 +6,7 @@
 #include <set>
 #include <system_error>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/index_routing.hpp"
 #include "aitk/app/index_source.hpp"
 #include "aitk/app/python_cmd.hpp"
@@ -545,6 +546,7 @@ LockOutcome lock_input(Session& session, const LockRequest& request,
                               ? fs::absolute_from(session.cwd(), *request.output)
                               : default_lock_output(request.input, session.cwd(), input.name);
     outcome.path = outcome.destination;
+    check_lock_output_name(outcome.destination);
     if (request.scratch_dir) {
         outcome.path = *request.scratch_dir / outcome.destination.filename();
         std::error_code ec;
@@ -565,7 +567,6 @@ LockOutcome lock_input(Session& session, const LockRequest& request,
 }  // namespace
 
 LockOutcome run_lock(Session& session, const LockRequest& request) {
-    if (request.from) return lock_from_uv_lock(session, request);
     const auto input = load_project_input(request.input, session.cwd(), session.environment());
     check_lock_name(input);
     if (input.concealed.empty()) return lock_input(session, request, input);

@@ -2,8 +2,8 @@
 // whether a lock is stale, and where the lockfile lives.
 #include <system_error>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/lock.hpp"
-#include "aitk/app/uv_lock_input.hpp"
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/input_file.hpp"
 #include "aitk/fs/path.hpp"
@@ -95,14 +95,9 @@ std::string read_lockfile_text(const std::filesystem::path& path, const std::str
 }
 
 lock::Lockfile read_lockfile(const std::filesystem::path& path, const std::string& label) {
-    if (is_uv_lock(path)) {
-        // setup -l and sync -l read a uv.lock themselves (read_lock_input); other commands
-        // take the lockfile `lock --from` makes of it.
-        throw util::InputError((label.empty() ? util::utf8_of(path) : label) +
-                                   " is a uv.lock, not an aitk-env lockfile",
-                               "convert it with `aitk-env lock --from " + util::utf8_of(path) +
-                                   " -o FILE.lock.yml` (setup -l and sync -l read it as it is)");
-    }
+    // setup -l, sync -l and doctor -l read them as they are (read_any_lock); other commands
+    // take the lockfile `lock --from` makes of them.
+    refuse_foreign_lockfile(path);
     auto parsed = lock::parse_lockfile(read_lockfile_text(path, label),
                                        label.empty() ? util::utf8_of(path) : label);
     if (!parsed) throw parsed.error().to_error();

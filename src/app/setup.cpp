@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/bundle.hpp"
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/app/torch_choice.hpp"
@@ -166,20 +167,26 @@ LockRequest lock_request_for(const Session& session, const SetupRequest& request
 // Stage 1: the lock, read from -l or made now. --dry-run resolves as a real setup would
 // (keeping the existing lock's pins) but writes the lock into a scratch folder: the project's
 // lockfiles/ stays as it was.
-// A uv.lock is converted for this machine (or --target) and the Python setup installs; what
-// selects each target's backend ("extra 'gpu'") goes into `chosen_by`.
+// A lock file that records several installs (pylock.toml, uv.lock) is converted for this
+// machine, or the --target, with the extras and groups asked for; `backend_origin` says per
+// target which extra chose its torch build.
 lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, SetupOutcome& outcome,
-                              std::map<std::string, std::string>& chosen_by) {
+                              std::map<std::string, std::string>& backend_origin) {
     if (request.lockfile) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
-        auto input = read_lock_input(
-            outcome.lockfile, request.uv, request.machine, request.target,
-            is_uv_lock(outcome.lockfile) ? python_to_lock_for(session, request) : std::nullopt);
-        outcome.notes = std::move(input.notes);
-        chosen_by = std::move(input.chosen_by);
+        auto options = lock_read_options(request.input, request.machine.os, request.machine.arch);
+        if (request.target) options.targets = {*request.target};
+        // Only another tool's lock file is converted for a Python; a lockfile's targets name
+        // theirs.
+        if (lock_file_kind(outcome.lockfile) != LockFileKind::aitk) {
+            options.python = python_to_lock_for(session, request);
+        }
+        auto read = read_any_lock(outcome.lockfile, options);
+        outcome.notes = std::move(read.notes);
+        backend_origin = std::move(read.backend_origin);
         if (request.input.require_hashes)
-            refuse_unhashed_locked_files(input.lockfile, util::utf8_of(outcome.lockfile));
-        return std::move(input.lockfile);
+            refuse_unhashed_locked_files(read.lock, util::utf8_of(outcome.lockfile));
+        return std::move(read.lock);
     }
     LockRequest lock_request = lock_request_for(session, request);
     std::optional<fs::TempDir> scratch;
@@ -192,6 +199,26 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
     outcome.notes = locked.notes;
     outcome.target_reason = locked.target_reason;
     return std::move(locked.lockfile);
+}
+
+// Stage 2: the target this machine runs. For another tool's lock file (pylock.toml, uv.lock)
+// the way out is another choice of its extras (or another file), not another lock command.
+const lock::LockedTarget& choose_target(const lock::Lockfile& lockfile, const SetupRequest& request,
+                                        std::string& judged) {
+    try {
+        return choose_lock_target(lockfile, request.machine, judged, request.target);
+    } catch (const resolve::Unsatisfiable& refused) {
+        if (!request.lockfile || lock_file_kind(*request.lockfile) == LockFileKind::aitk) throw;
+        std::string fix =
+            request.input.extras.empty()
+                ? "the lock file offers no torch build this machine runs: lock it again with one "
+                  "(an extra per backend lets aitk-env choose), or add --force with --target to "
+                  "install it anyway"
+                : "drop --extra to let aitk-env choose among the builds the lock file offers, or "
+                  "name the extra of one this machine runs (--target with --force installs a "
+                  "build anyway)";
+        throw resolve::Unsatisfiable(refused.what(), std::move(fix));
+    }
 }
 
 // Stage 3: the venv, made under the prefix's lock. The lock stays held from making the venv to
@@ -292,19 +319,17 @@ std::vector<std::filesystem::path> write_prefix_shims(const SetupRequest& reques
 SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
     SetupOutcome outcome;
     Stopwatch stages(session.clock());
-    std::map<std::string, std::string> chosen_by;  // a uv.lock's backend extras
-    const lock::Lockfile lockfile = lock_for_setup(session, request, outcome, chosen_by);
+    std::map<std::string, std::string> backend_origin;  // another tool's lock: its extras
+    const lock::Lockfile lockfile = lock_for_setup(session, request, outcome, backend_origin);
     stages.mark("lock");
 
     std::string judged;  // stage 2: the target this machine runs, and its interpreter
-    const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
+    const auto& target = choose_target(lockfile, request, judged);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
-    if (auto by = chosen_by.find(target.id); by != chosen_by.end()) {
-        outcome.target_reason = "backend " + target.backend + ": " + by->second + " of " +
-                                util::utf8_of(outcome.lockfile.filename()) + "; " +
-                                outcome.target_reason;
-    }
     outcome.target = target.id;
+    if (auto origin = backend_origin.find(target.id); origin != backend_origin.end()) {
+        outcome.notes.push_back("backend " + target.backend + ": " + origin->second);
+    }
     check_local_files(target, artifact_sources_for(session, request));  // before the venv
     const auto interpreter = choose_interpreter(session, request, target, outcome.notes);
     outcome.python = util::utf8_of(interpreter.executable);

@@ -27,6 +27,7 @@
 #include "aitk/pep/direct_reference.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/parallel.hpp"
+#include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 #include "disk_full.hpp"
@@ -46,8 +47,10 @@ bool is_direct_reference(const lock::LockedPackage& package) {
     return package.index.empty() && package.wheel && !package.wheel->url.empty();
 }
 
+// PEP 610: the URL without its credentials, as source_builds.cpp writes a source's.
 std::string direct_url_json(const lock::LockedFile& wheel) {
-    return install::write_direct_url({wheel.url, "", install::DirectUrl::Archive{wheel.sha256}});
+    return install::write_direct_url(
+        {util::strip_credentials(wheel.url), "", install::DirectUrl::Archive{wheel.sha256}});
 }
 
 // A source node sync can build: git at a full commit (a lock made without inspecting sources

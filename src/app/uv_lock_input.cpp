@@ -415,10 +415,6 @@ std::string input_hash(const Loaded& loaded, const UvLockRequest& request,
 
 }  // namespace
 
-bool is_uv_lock(const std::filesystem::path& path) {
-    return path.extension() == ".lock";
-}
-
 UvLockInput read_uv_lock(const UvLockRequest& request) {
     const Loaded loaded = load(request.path);
     UvLockInput out;
@@ -540,36 +536,6 @@ UvLockStatus uv_lock_status(const std::filesystem::path& project_dir) {
         status.reason = e.what();
     }
     return status;
-}
-
-LockInput read_lock_input(const std::filesystem::path& path, const UvLockOptions& options,
-                          const Machine& machine, const std::optional<std::string>& target,
-                          const std::optional<std::string>& python) {
-    LockInput out;
-    if (!is_uv_lock(path)) {
-        if (options.any()) {
-            throw util::InputError(
-                "--extra, --all-extras, --group, --no-default-groups and --locked choose what "
-                "to install from a uv.lock; " +
-                    util::utf8_of(path) +
-                    " is an aitk-env lockfile, whose targets already hold one set each",
-                "drop them, or pass the project's uv.lock");
-        }
-        out.lockfile = read_lockfile(path);
-        return out;
-    }
-    UvLockRequest request;
-    request.path = path;
-    request.options = options;
-    request.machine = &machine;
-    if (target) request.targets = {*target};
-    request.python = python;
-    auto input = read_uv_lock(request);
-    out.lockfile = std::move(input.lockfile);
-    out.from_uv_lock = true;
-    out.notes = std::move(input.notes);
-    out.chosen_by = std::move(input.chosen_by);
-    return out;
 }
 
 }  // namespace aitk::app

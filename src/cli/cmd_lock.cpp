@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/progress.hpp"
@@ -13,20 +14,46 @@
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 #include "commands.hpp"
-#include "uv_options.hpp"
 
 namespace aitk::cli {
 
 namespace {
 
 struct LockArgs {
-    std::string manifest, requirements, conda_file, project_dir, output, python, backend = "auto",
-                                                                                 from;
+    std::string manifest, requirements, conda_file, from, project_dir, output, python,
+        backend = "auto";
     std::vector<std::string> targets, upgrade_packages;
     bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
          require_hashes = false;
-    app::UvLockOptions uv;
+    app::InputSelection selection;  // --extra … --locked (add_install_selection_options)
 };
+
+// `lock --from FILE`: another tool's lock file converted, not resolved.
+app::LockOutcome lock_from(const LockArgs& a, app::Session& session) {
+    // A converted lock keeps the versions its file pins: nothing to upgrade or map.
+    if (a.upgrade || !a.upgrade_packages.empty() || a.skip_unmapped) {
+        throw util::InputError(
+            "--from converts a lock file as it is: --upgrade, "
+            "--upgrade-package and --skip-unmapped do not apply",
+            "drop them");
+    }
+    app::LockFromRequest request;
+    request.from = util::path_from_utf8(a.from);
+    request.output = path_or_none(a.output);
+    request.project_dir = path_or_none(a.project_dir);
+    request.check = a.check;
+    std::string host_os, host_arch;
+    if (a.targets.empty()) {
+        const auto machine = probe_this_machine(a.backend, a.force, session.cache_root());
+        machine.require_target_os();
+        host_os = machine.os;
+        host_arch = machine.arch;
+    }
+    request.options = app::lock_read_options(a.selection, host_os, host_arch);
+    request.options.targets = a.targets;
+    if (!a.python.empty()) request.options.python = a.python;
+    return app::lock_from_file(session, request);
+}
 
 }  // namespace
 
@@ -40,10 +67,12 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
     auto* r = lock->add_option("-r,--requirements", a->requirements, "A pip requirements file");
     auto* f = lock->add_option("-f,--file", a->conda_file, "A conda environment.yml");
     auto* from = lock->add_option("--from", a->from,
-                                  "A uv.lock to convert into a lockfile (nothing is resolved)");
+                                  "Convert this lock file (a uv.lock or a PEP 751 pylock.toml) "
+                                  "instead of resolving: its packages as it pins them");
     m->excludes(r)->excludes(f)->excludes(from);
     r->excludes(f)->excludes(from);
     f->excludes(from);
+    add_install_selection_options(lock, a->selection);
     lock->add_option("--project", a->project_dir,
                      "Project directory: the manifest's requirement files are read from here, "
                      "and the lockfile goes to its lockfiles/ (default: the current directory)");
@@ -72,8 +101,6 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                    "pip's hash-checking mode: every requirement pinned with == and hashes, "
                    "dependencies included (on by itself when any line has a hash)")
         ->envname("AITK_ENV_REQUIRE_HASHES");
-    add_uv_selection_flags(*lock, a->uv);
-    add_locked_flag(*lock, a->uv);
     lock->add_flag("--skip-unmapped", a->skip_unmapped,
                    "environment.yml: go on when conda packages have no PyPI name");
     lock->footer(
@@ -87,9 +114,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.input = input_selection(a->manifest, a->requirements, a->conda_file, a->project_dir,
                                         a->skip_unmapped);
         request.input.require_hashes = a->require_hashes;
-        request.uv = a->uv;
-        request.from = path_or_none(a->from);
-        if (!request.from && a->uv.locked) {
+        set_install_selection(request.input, a->selection);
+        if (a->from.empty() && a->selection.locked) {
             throw util::InputError("--locked checks the uv.lock of --from",
                                    "pass --from uv.lock, or drop --locked");
         }
@@ -104,10 +130,14 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         app::Session session(session_settings(globals, &progress));
-        if (a->targets.empty())
-            request.machine = probe_this_machine(a->backend, a->force, session.cache_root());
-
-        auto outcome = app::run_lock(session, request);
+        app::LockOutcome outcome;
+        if (!a->from.empty()) {
+            outcome = lock_from(*a, session);
+        } else {
+            if (a->targets.empty())
+                request.machine = probe_this_machine(a->backend, a->force, session.cache_root());
+            outcome = app::run_lock(session, request);
+        }
         if (progress.transfers() > 0) progress.finish();
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/cache.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/prefix.hpp"
@@ -14,12 +15,10 @@
 #include "aitk/app/rewrite_config.hpp"
 #include "aitk/app/sync.hpp"
 #include "aitk/app/torch_choice.hpp"
-#include "aitk/app/uv_lock_input.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
 #include "commands.hpp"
-#include "uv_options.hpp"
 
 namespace aitk::cli {
 namespace {
@@ -38,7 +37,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         std::string lock, prefix = ".venv", target, link_mode = "auto", backend = "auto";
         bool dry_run = false, compile_bytecode = false, no_build = false, force = false;
         std::vector<std::string> rewrite_urls;
-        app::UvLockOptions uv;
+        app::InputSelection selection;  // --extra … --locked (add_install_selection_options)
     };
     auto a = std::make_shared<Args>();
     auto* sync = app.add_subcommand("sync", "Make the prefix match the lock exactly");
@@ -47,7 +46,10 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         "Backend of the target to install when --target is not given (cpu allows "
         "a CPU target on a GPU machine; default: AITK_ENV_TORCH_BACKEND); honoured or refused");
     sync->add_flag("--force", a->force, "Install the target even if this machine cannot run it");
-    sync->add_option("-l,--lock", a->lock, "Lockfile, or a uv project's uv.lock")->required();
+    sync->add_option("-l,--lock", a->lock,
+                     "Lockfile: aitk-env's, a uv.lock or a PEP 751 pylock.toml")
+        ->required();
+    add_install_selection_options(sync, a->selection);
     sync->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     sync->add_option("--target", a->target,
                      "Lock target (default: the one the prefix was set up for)")
@@ -65,8 +67,6 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
                      "FROM=TO: download a locked URL starting with FROM from TO + the rest "
                      "(repeatable; the first match wins; then AITK_ENV_REWRITE_URL, "
                      "~/.config/aitk-env/config.yaml, /etc/aitk-env/config.yaml)");
-    add_uv_selection_flags(*sync, a->uv);
-    add_locked_flag(*sync, a->uv);
     Command command;
     command.app = sync;
     command.run = [a, &globals]() -> int {
@@ -75,20 +75,32 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
         app::Session session(session_settings(globals, &progress, a->rewrite_urls));
         auto layout = app::open_prefix(util::path_from_utf8(a->prefix), host_is_windows);
         std::optional<std::string> own;
-        if (auto recorded = app::read_prefix_lock(layout)) own = recorded->target;
+        std::optional<std::string> recorded_python;
+        if (auto recorded = app::read_prefix_lock(layout)) {
+            own = recorded->target;
+            if (const auto* t = recorded->lock.find_target(recorded->target)) {
+                recorded_python = t->python;
+            }
+        }
         app::SyncRequest request;
         auto machine = probe_this_machine(a->backend, a->force, session.cache_root());
+        // A pylock.toml or a uv.lock is converted for the target asked for, else for this
+        // machine (every build it offers, among which the prefix's own target is found), for
+        // the Python the prefix runs.
+        auto read_options = app::lock_read_options(a->selection, machine.os, machine.arch);
+        if (!a->target.empty()) read_options.targets = {a->target};
+        read_options.python = recorded_python;
+        if (!read_options.python && !layout.python_version.empty())
+            read_options.python = layout.python_version;
+        auto read = app::read_any_lock(util::path_from_utf8(a->lock), read_options);
+        const auto& lockfile = read.lock;
+        if (globals.verbosity >= 0) {
+            for (const auto& note : read.notes)
+                std::cerr << (note.starts_with("warning: ") ? "" : "note: ") << note << "\n";
+        }
         std::string reason;
         std::optional<std::string> wanted;
         if (!a->target.empty()) wanted = a->target;
-        // A uv.lock is read for the prefix's Python.
-        auto input = app::read_lock_input(util::path_from_utf8(a->lock), a->uv, machine, wanted,
-                                          layout.python_version);
-        const auto& lockfile = input.lockfile;
-        if (globals.verbosity >= 0) {
-            for (const auto& note : input.notes)
-                std::cerr << (note.starts_with("warning: ") ? "" : "note: ") << note << "\n";
-        }
         const auto* target = &app::choose_sync_target(lockfile, machine, wanted, own, reason);
         request.lock = &lockfile;
         request.target = target;

@@ -13,7 +13,6 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
 #include "commands.hpp"
-#include "uv_options.hpp"
 
 namespace aitk::cli {
 
@@ -24,14 +23,16 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
              compile_bytecode = false, no_build = false, force = false, require_hashes = false;
         std::vector<std::string> rewrite_urls;
-        app::UvLockOptions uv;
+        app::InputSelection selection;  // --extra … --locked (add_install_selection_options)
     };
     auto args = std::make_shared<Args>();
     auto* setup = app.add_subcommand("setup", "From nothing to a working prefix with shims");
     auto* m =
         setup->add_option("-m,--manifest", args->manifest, "Manifest (default: AI Toolkit's)");
-    auto* l = setup->add_option("-l,--lock", args->lock,
-                                "Lockfile to install (no resolver, no index pages)");
+    auto* l = setup->add_option(
+        "-l,--lock", args->lock,
+        "Lockfile to install (no resolver, no index pages): aitk-env's, a uv.lock or a PEP "
+        "751 pylock.toml");
     auto* r =
         setup->add_option("-r,--requirements", args->requirements, "requirements.txt to install");
     auto* f = setup->add_option("-f,--file", args->env_file, "environment.yml to install");
@@ -40,6 +41,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     l->excludes(r)->excludes(f)->excludes(b);
     r->excludes(f)->excludes(b);
     f->excludes(b);
+    add_install_selection_options(setup, args->selection);
     setup->add_option("--project", args->project, "Project directory (see `lock --project`)");
     setup->add_option("-p,--prefix", args->prefix, "Prefix to create (default .venv)");
     setup->add_option(
@@ -77,8 +79,6 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                    "hashes, dependencies included; on by itself when any line has a hash); "
                    "with -l: every locked file must have a sha256")
         ->envname("AITK_ENV_REQUIRE_HASHES");
-    add_uv_selection_flags(*setup, args->uv);
-    add_locked_flag(*setup, args->uv);
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
     setup->footer(
@@ -92,8 +92,8 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.input = input_selection(args->manifest, args->requirements, args->env_file,
                                         args->project, args->skip_unmapped);
         request.input.require_hashes = args->require_hashes;
+        set_install_selection(request.input, args->selection);
         request.lockfile = path_or_none(args->lock);
-        request.uv = args->uv;
         request.bundle = path_or_none(args->bundle);
         if (!args->target.empty()) request.target = args->target;
         request.prefix = util::path_from_utf8(args->prefix);

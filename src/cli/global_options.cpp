@@ -43,6 +43,34 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
     return s;
 }
 
+void add_install_selection_options(CLI::App* command, app::InputSelection& options) {
+    command->add_option("--extra", options.extras,
+                        "An extra to install, of a uv.lock, a pylock.toml or a project's "
+                        "pyproject.toml (repeatable; default: none, except per target the extra "
+                        "that chooses its torch build)");
+    command->add_flag("--all-extras", options.all_extras,
+                      "Install every extra of a uv.lock or a project's pyproject.toml (a "
+                      "pylock.toml's extras are named with --extra)");
+    command->add_option("--group", options.groups,
+                        "A dependency group to install too, of a uv.lock, a pylock.toml or a "
+                        "project's pyproject.toml (repeatable; its default groups are installed "
+                        "too)");
+    command->add_flag("--no-default-groups", options.no_default_groups,
+                      "Leave out the default dependency groups (\"dev\", [tool.uv] "
+                      "default-groups, a pylock.toml's default-groups)");
+    command->add_flag("--locked", options.locked,
+                      "A uv.lock: exit 1 when it no longer matches the pyproject.toml beside it "
+                      "(uv sync --locked); without it, a warning");
+}
+
+void set_install_selection(app::InputSelection& into, const app::InputSelection& from) {
+    into.extras = from.extras;
+    into.all_extras = from.all_extras;
+    into.groups = from.groups;
+    into.no_default_groups = from.no_default_groups;
+    into.locked = from.locked;
+}
+
 app::DoctorOptions machine_options(const std::string& backend, bool force,
                                    const std::filesystem::path& cache_root) {
     app::DoctorOptions o;

@@ -80,6 +80,13 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
                                     const std::string& conda_file, const std::string& project_dir,
                                     bool skip_unmapped);
 
+// --extra, --all-extras, --group, --no-default-groups and --locked (uv sync's names), as the
+// commands that install from an input recording several installs (uv.lock, pylock.toml, a
+// project's pyproject.toml) take them; `options` receives them.
+void add_install_selection_options(CLI::App* command, app::InputSelection& options);
+// What add_install_selection_options read into `from`, set on the input selection `into`.
+void set_install_selection(app::InputSelection& into, const app::InputSelection& from);
+
 // How every command probes this machine, as doctor does: this process's environment, the
 // probe cache under `cache_root` (empty: none), the libcuda child probe, and --backend (auto:
 // AITK_ENV_TORCH_BACKEND) / --force.

@@ -14,8 +14,8 @@ namespace {
 constexpr std::string_view kExpectedOperand =
     "expected a marker variable (python_version, python_full_version, os_name, sys_platform, "
     "platform_release, platform_system, platform_version, platform_machine, "
-    "platform_python_implementation, implementation_name, implementation_version, extra) or a "
-    "quoted string";
+    "platform_python_implementation, implementation_name, implementation_version, extra; in a "
+    "lock file also extras, dependency_groups) or a quoted string";
 
 bool is_specifier_op(MarkerOp op) noexcept {
     return op != MarkerOp::in && op != MarkerOp::not_in;

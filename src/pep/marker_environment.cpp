@@ -5,11 +5,22 @@
 namespace aitk::pep {
 namespace {
 
-constexpr std::array<std::string_view, marker_variable_count> kNames{
-    "implementation_name", "implementation_version", "os_name",
-    "platform_machine",    "platform_release",       "platform_system",
-    "platform_version",    "python_full_version",    "platform_python_implementation",
-    "python_version",      "sys_platform",           "extra",
+// In MarkerVariable's order: the string variables, then the sets.
+constexpr std::array<std::string_view, marker_variable_count + 2> kNames{
+    "implementation_name",
+    "implementation_version",
+    "os_name",
+    "platform_machine",
+    "platform_release",
+    "platform_system",
+    "platform_version",
+    "python_full_version",
+    "platform_python_implementation",
+    "python_version",
+    "sys_platform",
+    "extra",
+    "extras",
+    "dependency_groups",
 };
 
 }  // namespace
@@ -20,7 +31,7 @@ std::string_view marker_variable_name(MarkerVariable variable) noexcept {
 }
 
 std::optional<MarkerVariable> marker_variable_from_name(std::string_view name) noexcept {
-    for (std::size_t i = 0; i < kNames.size(); ++i) {
+    for (std::size_t i = 0; i < marker_variable_count; ++i) {
         if (kNames[i] == name) return static_cast<MarkerVariable>(i);
     }
     return std::nullopt;
@@ -30,9 +41,9 @@ Parsed<MarkerVariable> MarkerEnvironment::set(std::string_view name, std::string
     auto variable = marker_variable_from_name(name);
     if (!variable) {
         std::string known;
-        for (std::string_view n : kNames) {
+        for (std::size_t i = 0; i < marker_variable_count; ++i) {
             if (!known.empty()) known += ", ";
-            known += n;
+            known += kNames[i];
         }
         return parse_error("unknown marker variable '" + std::string(name) + "'; known: " + known,
                            name, 0);

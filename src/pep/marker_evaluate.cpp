@@ -1,6 +1,7 @@
 // Marker evaluation, following packaging's _evaluate_markers / _eval_op: every comparison is
 // evaluated (no short-circuit, so a comparison packaging would fail on fails here too), then the
 // `or`-separated runs of `and`-ed results are combined.
+#include <algorithm>
 #include <array>
 
 #include "aitk/pep/marker.hpp"
@@ -94,9 +95,49 @@ std::string_view environment_value(const MarkerEnvironment& env, MarkerVariable 
     return value;
 }
 
+// PEP 751's sets: `"NAME" in extras` is set membership of the normalised name; no other form
+// means anything (packaging asserts a string left side and compares a string with a set).
+MarkerResult evaluate_set_comparison(const MarkerComparison& c,
+                                     const LockFileSelection* selection) {
+    const MarkerVariable set =
+        c.lhs.is_variable() && is_set_variable(*c.lhs.variable) ? *c.lhs.variable : *c.rhs.variable;
+    const std::string name(marker_variable_name(set));
+    if (selection == nullptr) {
+        return evaluation_error(c, "'" + name +
+                                       "' is defined only in the markers of a lock file "
+                                       "(pylock.toml, PEP 751)");
+    }
+    if (c.lhs.is_variable() || (c.op != MarkerOp::in && c.op != MarkerOp::not_in)) {
+        return evaluation_error(c, "'" + name +
+                                       "' is a set of names: the only comparisons with it are "
+                                       "'NAME' in " +
+                                       name + " and 'NAME' not in " + name);
+    }
+    const auto names =
+        set == MarkerVariable::extras ? selection->extras : selection->dependency_groups;
+    const std::string wanted = canonicalize_name(c.lhs.value);
+    const bool found = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+        return canonicalize_name(n) == wanted;
+    });
+    return c.op == MarkerOp::in ? found : !found;
+}
+
+bool mentions_set(const MarkerComparison& c) noexcept {
+    return (c.lhs.variable && is_set_variable(*c.lhs.variable)) ||
+           (c.rhs.variable && is_set_variable(*c.rhs.variable));
+}
+
 MarkerResult evaluate_comparison(const MarkerComparison& c, const MarkerEnvironment& env,
-                                 const std::span<const std::string>* extras) {
+                                 const std::span<const std::string>* extras,
+                                 const LockFileSelection* selection) {
+    if (mentions_set(c)) return evaluate_set_comparison(c, selection);
     std::optional<MarkerVariable> key = c.lhs.is_variable() ? c.lhs.variable : c.rhs.variable;
+    if (selection != nullptr && key == MarkerVariable::extra) {
+        // packaging's lock_file context defines the sets and leaves `extra` undefined.
+        return evaluation_error(c,
+                                "'extra' is not defined in a lock file's markers; PEP 751 writes "
+                                "'NAME' in extras");
+    }
     std::string lhs_scratch;
     std::string rhs_scratch;
     if (key != MarkerVariable::extra) {
@@ -135,7 +176,8 @@ MarkerResult evaluate_comparison(const MarkerComparison& c, const MarkerEnvironm
 }  // namespace
 
 MarkerResult Marker::evaluate_impl(const MarkerEnvironment& env,
-                                   const std::span<const std::string>* extras) const {
+                                   const std::span<const std::string>* extras,
+                                   const LockFileSelection* selection) const {
     // One level per open parenthesis; the parser bounds the nesting.
     struct Level {
         bool any = false;  // some finished `and`-run was true
@@ -146,7 +188,8 @@ MarkerResult Marker::evaluate_impl(const MarkerEnvironment& env,
     for (const Entry& entry : entries_) {
         switch (entry.kind) {
             case EntryKind::comparison: {
-                auto result = evaluate_comparison(comparisons_[entry.index], env, extras);
+                auto result =
+                    evaluate_comparison(comparisons_[entry.index], env, extras, selection);
                 if (!result) return result;
                 levels[depth].all = levels[depth].all && *result;
                 break;
@@ -178,6 +221,11 @@ MarkerResult Marker::evaluate(const MarkerEnvironment& env) const {
 MarkerResult Marker::evaluate(const MarkerEnvironment& env,
                               std::span<const std::string> extras) const {
     return evaluate_impl(env, &extras);
+}
+
+MarkerResult Marker::evaluate(const MarkerEnvironment& env,
+                              const LockFileSelection& selection) const {
+    return evaluate_impl(env, nullptr, &selection);
 }
 
 }  // namespace aitk::pep

@@ -78,7 +78,7 @@ struct VariableSpelling {
     std::string_view pattern;
     MarkerVariable variable;
 };
-constexpr std::array<VariableSpelling, 13> kVariableSpellings{{
+constexpr std::array<VariableSpelling, 15> kVariableSpellings{{
     {"python_version", MarkerVariable::python_version},
     {"python_full_version", MarkerVariable::python_full_version},
     {"os?name", MarkerVariable::os_name},
@@ -91,7 +91,9 @@ constexpr std::array<VariableSpelling, 13> kVariableSpellings{{
     {"python_implementation", MarkerVariable::platform_python_implementation},
     {"implementation_name", MarkerVariable::implementation_name},
     {"implementation_version", MarkerVariable::implementation_version},
+    {"extras", MarkerVariable::extras},
     {"extra", MarkerVariable::extra},
+    {"dependency_groups", MarkerVariable::dependency_groups},
 }};
 
 bool matches_spelling(std::string_view text, std::string_view pattern) noexcept {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "aitk/app/any_lock.hpp"
 #include "aitk/app/lock.hpp"
 #include "aitk/app/uv_lock_input.hpp"
 #include "aitk/lock/lockfile.hpp"
@@ -215,9 +216,10 @@ TEST(UvLockInput, OtherCommandsSayHowToConvertIt) {
 }
 
 TEST(UvLockInput, IsUvLockByItsName) {
-    EXPECT_TRUE(is_uv_lock("uv.lock"));
-    EXPECT_TRUE(is_uv_lock("/x/nari-labs_dia__uv.lock"));
-    EXPECT_FALSE(is_uv_lock("lockfiles/ai-toolkit.lock.yml"));
+    EXPECT_EQ(lock_file_kind("uv.lock"), LockFileKind::uv_lock);
+    EXPECT_EQ(lock_file_kind("/x/nari-labs_dia__uv.lock"), LockFileKind::uv_lock);
+    EXPECT_EQ(lock_file_kind("lockfiles/ai-toolkit.lock.yml"), LockFileKind::aitk);
+    EXPECT_EQ(lock_file_kind("pylock.toml"), LockFileKind::pylock);
 }
 
 }  // namespace

@@ -16,7 +16,6 @@
 #include "aitk/app/machine.hpp"
 #include "aitk/app/session.hpp"
 #include "aitk/app/settings.hpp"
-#include "aitk/app/uv_lock_input.hpp"
 #include "aitk/build/git.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/project/project_input.hpp"
@@ -62,10 +61,6 @@ struct LockRequest {
     // Lock for the machine alone even when the inputs name targets (setup does).
     bool this_machine = false;
     SourceSettings sources;
-    // --from uv.lock: the lock converted (app/uv_lock_input.hpp), nothing resolved; `uv` says
-    // which extras and groups, and --locked. `input` is not read.
-    std::optional<std::filesystem::path> from;
-    UvLockOptions uv;
 };
 
 struct LockOutcome {
@@ -84,11 +79,6 @@ struct LockOutcome {
 
 // Throws util::InputError (bad inputs), resolve::Unsatisfiable (exit 3) and util::Error.
 LockOutcome run_lock(Session& session, const LockRequest& request);
-
-// `lock --from uv.lock`: the uv.lock converted for request.targets (else for request.machine)
-// and written as a lockfile (default: lockfiles/<project>.lock.yml beside the working
-// directory, or --project's); --check compares the existing one's input hash.
-LockOutcome lock_from_uv_lock(Session& session, const LockRequest& request);
 
 // A lockfile's text, read as fs::read_input_file reads inputs (a regular file of at most
 // fs::lockfile.max_bytes); a missing or refused file is util::InputError (exit 2) naming it as

@@ -26,6 +26,15 @@ struct InputSelection {
     // --require-hashes: pip's hash-checking mode even when no line of the inputs has a --hash
     // (project/hash_pins.hpp).
     bool require_hashes = false;
+    // What to install of an input that records several installs (a uv.lock, a pylock.toml, a
+    // project's pyproject.toml), with uv sync's names: --extra, --all-extras, --group,
+    // --no-default-groups; --locked: a uv.lock that no longer matches its pyproject.toml is
+    // exit 1, not a warning.
+    std::vector<std::string> extras;
+    bool all_extras = false;
+    std::vector<std::string> groups;
+    bool no_default_groups = false;
+    bool locked = false;
 };
 
 // Index options from the command line / environment. Set values override what the inputs say.

@@ -12,14 +12,12 @@
 #include "aitk/app/lock.hpp"
 #include "aitk/app/machine.hpp"
 #include "aitk/app/sync.hpp"
-#include "aitk/app/uv_lock_input.hpp"
 
 namespace aitk::app {
 
 struct SetupRequest {
     InputSelection input;
     std::optional<std::filesystem::path> lockfile;  // -l: no resolver, no index pages
-    UvLockOptions uv;  // with -l uv.lock: the extras and groups to install, --locked
     // --bundle: verified into the cache, then its lock installed offline (app/bundle.hpp)
     std::optional<std::filesystem::path> bundle;
     std::filesystem::path prefix = ".venv";

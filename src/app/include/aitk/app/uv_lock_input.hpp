@@ -1,7 +1,8 @@
 #pragma once
 // A teammate's uv.lock as a lockfile: `setup -l uv.lock`, `sync -l uv.lock` and
-// `lock --from uv.lock` read it (lock/uv_lock.hpp), pick what `uv sync --frozen` would install
-// for each target with the chosen extras and groups (lock/uv_lock_install.hpp), and turn it into
+// `lock --from uv.lock` read it through app::read_any_lock (app/any_lock.hpp), which calls this
+// reader: it reads the lock (lock/uv_lock.hpp), picks what `uv sync --frozen` would install
+// for each target with the chosen extras and groups (lock/uv_lock_install.hpp), and turns it into
 // lock::Lockfile targets, so every later stage (target choice, sync, verify, export, bundle)
 // works on it as on our own lock. Nothing is resolved again.
 //
@@ -24,17 +25,15 @@
 
 namespace aitk::app {
 
-// What the command line says about a uv.lock: uv sync's --extra, --all-extras, --group,
-// --no-default-groups, and --locked.
+// This reader's options: uv sync's --extra, --all-extras, --group, --no-default-groups and
+// --locked, as app::read_any_lock (app/any_lock.hpp) fills them from the command line's
+// InputSelection.
 struct UvLockOptions {
     std::vector<std::string> extras;
     bool all_extras = false;
     std::vector<std::string> groups;
     bool no_default_groups = false;
     bool locked = false;  // a lock that no longer matches pyproject.toml is exit 1, not a warning
-    bool any() const {
-        return !extras.empty() || all_extras || !groups.empty() || no_default_groups || locked;
-    }
 };
 
 struct UvLockRequest {
@@ -59,10 +58,6 @@ struct UvLockInput {
     std::optional<std::string> stale;  // why the lock no longer matches pyproject.toml
 };
 
-// Whether `path` names a uv.lock rather than an aitk-env lockfile: uv.lock and any other
-// "*.lock" file (aitk-env's own end in ".lock.yml").
-bool is_uv_lock(const std::filesystem::path& path);
-
 // Reads and converts. Throws util::InputError (a bad lock: file:line:column; an unknown extra or
 // group; a named target the lock cannot give, or none of the machine's) and util::Error (exit 1:
 // --locked and a stale lock). A candidate of the machine's that cannot be converted (its torch
@@ -79,19 +74,5 @@ struct UvLockStatus {
     std::string reason;
 };
 UvLockStatus uv_lock_status(const std::filesystem::path& project_dir);
-
-// `-l FILE` of setup and sync: aitk-env's own lockfile as it is, or a uv.lock converted for
-// `machine` (every target of its OS and architecture) or for `target` when one is named, with
-// the markers evaluated for `python` (X.Y or X.Y.Z; nullopt: as read_uv_lock chooses). uv's
-// options given with a lockfile of ours are an input error.
-struct LockInput {
-    lock::Lockfile lockfile;
-    bool from_uv_lock = false;
-    std::vector<std::string> notes;
-    std::map<std::string, std::string> chosen_by;  // as UvLockInput's
-};
-LockInput read_lock_input(const std::filesystem::path& path, const UvLockOptions& options,
-                          const Machine& machine, const std::optional<std::string>& target,
-                          const std::optional<std::string>& python);
 
 }  // namespace aitk::app

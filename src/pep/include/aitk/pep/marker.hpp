@@ -18,7 +18,8 @@
 
 namespace aitk::pep {
 
-// The PEP 508 environment variables, plus `extra`.
+// The PEP 508 environment variables, plus `extra`, plus PEP 751's two sets `extras` and
+// `dependency_groups`, which only a lock file's markers may use (`'cu128' in extras`).
 enum class MarkerVariable : std::uint8_t {
     implementation_name,
     implementation_version,
@@ -32,23 +33,35 @@ enum class MarkerVariable : std::uint8_t {
     python_version,
     sys_platform,
     extra,
+    extras,             // PEP 751: the extras selected for an install from a lock file
+    dependency_groups,  // PEP 751: the dependency groups selected likewise
 };
+// The variables with a string value, which a MarkerEnvironment holds: every one but the sets.
 inline constexpr std::size_t marker_variable_count = 12;
 
-// The canonical spelling ("platform_python_implementation").
+// `extras` and `dependency_groups`: sets of names, defined only when installing from a lock file.
+constexpr bool is_set_variable(MarkerVariable variable) noexcept {
+    return variable == MarkerVariable::extras || variable == MarkerVariable::dependency_groups;
+}
+
+// The canonical spelling ("platform_python_implementation", "dependency_groups").
 std::string_view marker_variable_name(MarkerVariable variable) noexcept;
-// Canonical spellings only; the legacy ones ("os.name") are accepted inside markers, not here.
+// Canonical spellings of the string variables only; the legacy ones ("os.name") are accepted
+// inside markers, not here, and the sets are not values an environment holds.
 std::optional<MarkerVariable> marker_variable_from_name(std::string_view name) noexcept;
 
 // The values markers are evaluated against. This layer does no I/O: a higher layer fills it from
 // the target interpreter (or from a lockfile target). Every value starts empty, `extra` included.
 class MarkerEnvironment {
   public:
+    // A set variable has no string value: get() gives "" and set() ignores it.
     const std::string& get(MarkerVariable variable) const noexcept {
-        return values_[static_cast<std::size_t>(variable)];
+        const auto index = static_cast<std::size_t>(variable);
+        return index < values_.size() ? values_[index] : none_;
     }
     void set(MarkerVariable variable, std::string value) {
-        values_[static_cast<std::size_t>(variable)] = std::move(value);
+        const auto index = static_cast<std::size_t>(variable);
+        if (index < values_.size()) values_[index] = std::move(value);
     }
     // By canonical name; an unknown name is an error that lists the known ones.
     Parsed<MarkerVariable> set(std::string_view name, std::string value);
@@ -57,6 +70,7 @@ class MarkerEnvironment {
 
   private:
     std::array<std::string, marker_variable_count> values_;
+    static inline const std::string none_{};
 };
 
 // Every variable but `extra`, by canonical name: how a lockfile target and `python find --json`
@@ -108,6 +122,15 @@ struct MarkerComparison {
 // left value with the right variable's *name*).
 using MarkerResult = util::Expected<bool, ParseError>;
 
+// PEP 751: what an install from a lock file selected, the values of the set variables `extras`
+// and `dependency_groups` (names compare normalised, as PEP 685 and PEP 735 say). Only
+// `"NAME" in extras` and `"NAME" not in extras` (the same for dependency_groups) are defined;
+// `extra` is not, in a lock file's markers.
+struct LockFileSelection {
+    std::span<const std::string> extras;
+    std::span<const std::string> dependency_groups;
+};
+
 namespace detail {
 class MarkerParser;
 }
@@ -125,6 +148,10 @@ class Marker {
     // is true when it holds for any of `extras` (for `!=` and `not in`: for all of them); with no
     // extras, `extra` is "". The environment's own `extra` is ignored.
     MarkerResult evaluate(const MarkerEnvironment& env, std::span<const std::string> extras) const;
+    // A lock file's marker (PEP 751), with the install's extras and groups as the two sets.
+    // Outside this call `extras` and `dependency_groups` are undefined: evaluating a marker that
+    // uses them is an error, as packaging raises.
+    MarkerResult evaluate(const MarkerEnvironment& env, const LockFileSelection& selection) const;
 
     bool mentions(MarkerVariable variable) const noexcept;
     bool mentions_extra() const noexcept { return mentions(MarkerVariable::extra); }
@@ -158,9 +185,10 @@ class Marker {
 
     Marker() = default;
 
-    // `extras` null: use the environment's `extra`.
+    // `extras` null: use the environment's `extra`; `selection` non-null: a lock file's marker.
     MarkerResult evaluate_impl(const MarkerEnvironment& env,
-                               const std::span<const std::string>* extras) const;
+                               const std::span<const std::string>* extras,
+                               const LockFileSelection* selection = nullptr) const;
     void render_sequence(std::size_t begin, std::size_t end, bool top, std::string& out) const;
     void render_atom(std::size_t at, bool top, std::string& out) const;
     std::size_t atom_end(std::size_t at) const noexcept;
