@@ -215,6 +215,31 @@ TEST(UvLockInput, OtherCommandsSayHowToConvertIt) {
     }
 }
 
+// setup -l, sync -l and lock --from read a uv.lock through the one entry point all lock files
+// share: the same options, and each target's backend said as a pylock.toml's is.
+TEST(UvLockInput, ReadAnyLockReadsAUvLockWithTheSharedOptions) {
+    Project fish("fishaudio_fish-speech");
+    InputSelection selection;
+    auto read = read_any_lock(fish.lock(), lock_read_options(selection, "linux", "x86_64"));
+    EXPECT_EQ(ids(read.lock).size(), 4u);
+    EXPECT_EQ(read.backend_origin.at("linux-x86_64-cu128"), "extra 'cu128' of uv.lock");
+    selection.extras = {"cu126"};
+    read = read_any_lock(fish.lock(), lock_read_options(selection, "linux", "x86_64"));
+    EXPECT_EQ(ids(read.lock), (std::vector<std::string>{"linux-x86_64-cu126"}));
+    // The same flags given with aitk-env's lockfile are refused, not ignored.
+    const auto converted = fish.dir.path / "fish.lock.yml";
+    test::write_file(converted, lock::write_lockfile(read.lock));
+    try {
+        read_any_lock(converted, lock_read_options(selection, "linux", "x86_64"));
+        FAIL() << "--extra passed with aitk-env's lockfile";
+    } catch (const util::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("choose among the installs of a pylock.toml or a "
+                                             "uv.lock"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(UvLockInput, IsUvLockByItsName) {
     EXPECT_EQ(lock_file_kind("uv.lock"), LockFileKind::uv_lock);
     EXPECT_EQ(lock_file_kind("/x/nari-labs_dia__uv.lock"), LockFileKind::uv_lock);
