@@ -374,6 +374,7 @@ DoctorReport run_doctor(const DoctorOptions& options) {
     DoctorReport r;
     Wanted wanted = read_wanted(options, *tables);
     std::optional<lock::Lockfile> lock;
+    std::optional<project::ProjectInput> input;
     if (options.lockfile) {
         auto path = options.cwd / *options.lockfile;
         lock = read_lockfile(path);
@@ -387,10 +388,13 @@ DoctorReport run_doctor(const DoctorOptions& options) {
             !options.manifest.empty()) {
             selection.manifest = options.manifest;
         }
-        auto input = load_project_input(selection, options.cwd, options.probe.env);
-        auto pins = project::torch_pins(input);
+        // The backend needs only the torch sources: a project's dynamic dependencies stay
+        // unread (no build backend runs for doctor).
+        selection.pyproject.dynamic_may_stay_unread = true;
+        input = load_project_input(selection, options.cwd, options.probe.env);
+        auto pins = project::torch_pins(*input);
         if (!pins) throw pins.error().to_error();
-        wanted.request = backend_request(input, *pins, machine);
+        wanted.request = backend_request(*input, *pins, machine_for(*input, machine));
     }
 
     r.host = machine.host;
@@ -409,6 +413,7 @@ DoctorReport run_doctor(const DoctorOptions& options) {
     }
     r.preferred_backends = wanted.request.preferred;
     r.choice = platform::choose_backend(r.host, r.hardware, wanted.request, *tables);
+    if (input) keep_listed_backends(*input, machine, r.choice);
     if (lock) r.lock_targets = judge_lock_targets(*lock, machine);
     r.prefix = options.prefix;
     r.disk_free_bytes = platform::free_disk_bytes(options.prefix);

@@ -32,10 +32,10 @@ FolderInput decide_folder_input(const std::filesystem::path& folder) {
     if (is_ai_toolkit_checkout(folder)) return {FolderInputKind::ai_toolkit_checkout, {}};
     const auto pyproject = folder / "pyproject.toml";
     if (is_file(pyproject)) {
+        // A pyproject.toml holding only tool settings (ruff, black) names no dependencies; one
+        // that cannot be read is the project's, and reading it again says what is wrong.
         auto parsed = project::read_pyproject(pyproject);
-        if (!parsed) throw parsed.error().to_error();
-        // A pyproject.toml holding only tool settings (ruff, black) names no dependencies.
-        if (parsed->has_project) return {FolderInputKind::pyproject, pyproject};
+        if (!parsed || parsed->has_project) return {FolderInputKind::pyproject, pyproject};
     }
     if (is_file(folder / "requirements.txt"))
         return {FolderInputKind::requirements, folder / "requirements.txt"};

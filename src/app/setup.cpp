@@ -169,6 +169,7 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request,
                               SetupOutcome& outcome) {
     if (request.lockfile) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
+        outcome.input = util::utf8_of(outcome.lockfile.filename()) + " (lockfile)";
         auto lockfile = read_lockfile(outcome.lockfile);
         if (request.input.require_hashes)
             refuse_unhashed_locked_files(lockfile, util::utf8_of(outcome.lockfile));
@@ -182,6 +183,9 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request,
     }
     auto locked = run_lock(session, lock_request);
     outcome.lockfile = locked.destination;
+    outcome.input = locked.input;
+    outcome.selected_backend = locked.selected_backend;
+    outcome.selected_backend_by = locked.selected_backend_by;
     outcome.notes = locked.notes;
     outcome.target_reason = locked.target_reason;
     return std::move(locked.lockfile);
@@ -289,7 +293,12 @@ SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
     stages.mark("lock");
 
     std::string judged;  // stage 2: the target this machine runs, and its interpreter
-    const auto& target = choose_lock_target(lockfile, request.machine, judged, request.target);
+    Machine machine = request.machine;
+    if (outcome.selected_backend) {  // --extra cu128: as --backend cu128 (checked by the lock)
+        machine.forced_backend = outcome.selected_backend;
+        machine.forced_by = outcome.selected_backend_by;
+    }
+    const auto& target = choose_lock_target(lockfile, machine, judged, request.target);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
     check_local_files(target, artifact_sources_for(session, request));  // before the venv
@@ -337,7 +346,8 @@ nlohmann::json SetupOutcome::to_json() const {
     nlohmann::json shim_paths = nlohmann::json::array();
     for (const auto& s : shims)
         shim_paths.push_back(util::utf8_of(s));
-    return {{"lockfile", util::utf8_of(lockfile)},
+    return {{"input", input},
+            {"lockfile", util::utf8_of(lockfile)},
             {"target", target},
             {"reason", target_reason},
             {"prefix", util::utf8_of(prefix)},
@@ -350,6 +360,7 @@ nlohmann::json SetupOutcome::to_json() const {
 
 std::string SetupOutcome::summary() const {
     std::string out;
+    if (!input.empty()) out += "input    " + input + "\n";
     out += "target   " + target + " (" + target_reason + ")\n";
     out += "prefix   " + util::utf8_of(prefix) + " (Python " + python + ")\n";
     out += "changes  " + std::to_string(sync.plan.install.size()) + " installed, " +

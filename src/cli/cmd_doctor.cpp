@@ -190,6 +190,7 @@ struct DoctorArgs {
     std::vector<std::string> libcuda_child;
     std::string scan, os, system32;
     std::vector<std::string> search_path;
+    ProjectSelectionArgs project_selection;
 };
 
 void print_scan_human(const diag::ScanReport& r, std::ostream& out, bool color) {
@@ -295,6 +296,7 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
                        "Force a torch backend: cpu, cuXYZ, rocmX.Y, xpu, mps (auto = detect; env "
                        "AITK_ENV_TORCH_BACKEND)");
     doctor->add_flag("--force", args->force, "Accept a forced backend this machine cannot run");
+    add_project_selection_options(doctor, args->project_selection);
     doctor->add_flag("--refresh", args->refresh,
                      "Probe the hardware again instead of using the cached probe");
     // The libcuda child probe runs the binary itself in a separate process (see libcuda.hpp).
@@ -335,6 +337,7 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
         o.manifest = args->manifest;
         o.input = input_selection(args->manifest, args->requirements, args->env_file, args->project,
                                   false);
+        o.input.pyproject = args->project_selection.selection();
         if (!args->lock.empty()) o.lockfile = util::path_from_utf8(args->lock);
         o.cwd = std::filesystem::current_path();
         o.prefix = util::path_from_utf8(args->prefix);

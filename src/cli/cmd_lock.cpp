@@ -22,6 +22,7 @@ struct LockArgs {
     std::vector<std::string> targets, upgrade_packages;
     bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
          require_hashes = false;
+    ProjectSelectionArgs project;
 };
 
 }  // namespace
@@ -38,8 +39,10 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
     m->excludes(r)->excludes(f);
     r->excludes(f);
     lock->add_option("--project", a->project_dir,
-                     "Project directory: the manifest's requirement files are read from here, "
-                     "and the lockfile goes to its lockfiles/ (default: the current directory)");
+                     "Project directory: without -m/-r/-f its pyproject.toml (else its "
+                     "requirements.txt) is the input; with -m the manifest's requirement files "
+                     "are read from here; the lockfile goes to its lockfiles/ (default: the "
+                     "current directory)");
     lock->add_option("-o,--output", a->output,
                      "Lockfile to write (default lockfiles/<name>.lock.yml)");
     lock->add_option("--target", a->targets,
@@ -67,6 +70,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         ->envname("AITK_ENV_REQUIRE_HASHES");
     lock->add_flag("--skip-unmapped", a->skip_unmapped,
                    "environment.yml: go on when conda packages have no PyPI name");
+    add_project_selection_options(lock, a->project);
     lock->footer(
         "Exit codes: 0 locked (or up to date with --check), 1 failure or stale lockfile, 2 bad "
         "input (file:line:column), 3 unsatisfiable (the derivation says why).");
@@ -78,6 +82,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.input = input_selection(a->manifest, a->requirements, a->conda_file, a->project_dir,
                                         a->skip_unmapped);
         request.input.require_hashes = a->require_hashes;
+        request.input.pyproject = a->project.selection();
         request.output = path_or_none(a->output);
         request.targets = a->targets;
         if (!a->python.empty()) request.python = a->python;
@@ -97,6 +102,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";
         } else if (globals.verbosity >= 0) {
+            if (!outcome.input.empty()) std::cerr << "input: " << outcome.input << "\n";
             for (const auto& note : outcome.notes)
                 std::cerr << "note: " << note << "\n";
             if (a->check) {

@@ -23,6 +23,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
              compile_bytecode = false, no_build = false, force = false, require_hashes = false;
         std::vector<std::string> rewrite_urls;
+        ProjectSelectionArgs project_selection;
     };
     auto args = std::make_shared<Args>();
     auto* setup = app.add_subcommand("setup", "From nothing to a working prefix with shims");
@@ -77,6 +78,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         ->envname("AITK_ENV_REQUIRE_HASHES");
     setup->add_flag("--skip-unmapped", args->skip_unmapped,
                     "environment.yml: go on when conda packages have no PyPI name");
+    add_project_selection_options(setup, args->project_selection);
     setup->footer(
         "Exit codes: 0 ready, 1 failure (download, hash, smoke test), 2 bad input, 3 no lock "
         "target or backend this machine runs.");
@@ -88,6 +90,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.input = input_selection(args->manifest, args->requirements, args->env_file,
                                         args->project, args->skip_unmapped);
         request.input.require_hashes = args->require_hashes;
+        request.input.pyproject = args->project_selection.selection();
         request.lockfile = path_or_none(args->lock);
         request.bundle = path_or_none(args->bundle);
         if (!args->target.empty()) request.target = args->target;

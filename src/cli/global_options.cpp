@@ -43,6 +43,33 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
     return s;
 }
 
+project::PyprojectSelection ProjectSelectionArgs::selection() const {
+    project::PyprojectSelection s;
+    s.extras = extras;
+    s.all_extras = all_extras;
+    s.groups = groups;
+    s.no_default_groups = no_default_groups;
+    s.install_project = !no_install_project;
+    return s;
+}
+
+void add_project_selection_options(CLI::App* command, ProjectSelectionArgs& args) {
+    command->add_option("--extra", args.extras,
+                        "pyproject.toml: enable this extra (repeatable); an extra whose torch "
+                        "comes from a backend index picks that backend, checked as --backend is");
+    command->add_flag("--all-extras", args.all_extras,
+                      "pyproject.toml: enable every extra but those that pick a torch backend "
+                      "(the machine's backend picks one of them)");
+    command->add_option("--group", args.groups,
+                        "pyproject.toml: enable this dependency group (repeatable)");
+    command->add_flag("--no-default-groups", args.no_default_groups,
+                      "pyproject.toml: leave out the default groups (tool.uv.default-groups, "
+                      "else dev)");
+    command->add_flag("--no-install-project", args.no_install_project,
+                      "pyproject.toml: install the project's dependencies but not the project "
+                      "itself (which is otherwise installed editable when it has a build system)");
+}
+
 app::DoctorOptions machine_options(const std::string& backend, bool force,
                                    const std::filesystem::path& cache_root) {
     app::DoctorOptions o;

@@ -80,6 +80,15 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
                                     const std::string& conda_file, const std::string& project_dir,
                                     bool skip_unmapped);
 
+// What a pyproject.toml input is asked for, as `uv sync` takes it: --extra NAME (repeatable),
+// --all-extras, --group NAME (repeatable), --no-default-groups, --no-install-project.
+struct ProjectSelectionArgs {
+    std::vector<std::string> extras, groups;
+    bool all_extras = false, no_default_groups = false, no_install_project = false;
+    project::PyprojectSelection selection() const;
+};
+void add_project_selection_options(CLI::App* command, ProjectSelectionArgs& args);
+
 // How every command probes this machine, as doctor does: this process's environment, the
 // probe cache under `cache_root` (empty: none), the libcuda child probe, and --backend (auto:
 // AITK_ENV_TORCH_BACKEND) / --force.

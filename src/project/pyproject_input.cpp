@@ -275,7 +275,7 @@ class Conversion {
             user_extras_.insert(extra);
             for (const auto* c : plan_.of_extra(extra)) {
                 forced.insert(c->backend);
-                forced_by_ = "--extra " + given + " (" + c->described + ")";
+                forced_by_ = "--extra " + given;
             }
         }
         if (selection_.all_extras) {
@@ -293,7 +293,7 @@ class Conversion {
             user_groups_.insert(group);
             for (const auto* c : plan_.of_group(group)) {
                 forced.insert(c->backend);
-                forced_by_ = "--group " + given + " (" + c->described + ")";
+                forced_by_ = "--group " + given;
             }
         }
         if (forced.size() > 1) {
@@ -365,7 +365,11 @@ class Conversion {
                 }
                 enabled = &item;
             }
-            if (!enabled) continue;
+            // A backend the user named is chosen anyway; the others stay for the messages.
+            if (!enabled || !plan_.of_extra(enabled->extra).empty() ||
+                !plan_.of_group(enabled->group).empty()) {
+                continue;
+            }
             for (const auto& item : set) {
                 if (&item == enabled) continue;
                 auto& list = plan_.candidates;

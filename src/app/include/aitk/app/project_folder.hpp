@@ -27,8 +27,8 @@ struct FolderInput {
     std::filesystem::path file;  // the file found (absolute); empty for the built-in manifest
 };
 
-// Throws util::InputError when the folder's pyproject.toml cannot be read or parsed: a broken
-// project file is never passed over for another input.
+// A pyproject.toml that cannot be read or parsed is the folder's input all the same (reading it
+// says what is wrong): a broken project file is never passed over for another input.
 FolderInput decide_folder_input(const std::filesystem::path& folder);
 
 }  // namespace aitk::app

@@ -12,11 +12,12 @@
 
 #include "aitk/net/options.hpp"
 #include "aitk/net/url_rewrite.hpp"
+#include "aitk/project/pyproject.hpp"
 
 namespace aitk::app {
 
-// Which input; at most one of manifest / requirements / conda_file (none: the built-in
-// manifest).
+// Which input; at most one of manifest / requirements / conda_file (none: what the project's
+// folder holds, app/project_folder.hpp). `requirements` may name a pyproject.toml.
 struct InputSelection {
     std::optional<std::filesystem::path> manifest;
     std::optional<std::filesystem::path> requirements;
@@ -26,6 +27,9 @@ struct InputSelection {
     // --require-hashes: pip's hash-checking mode even when no line of the inputs has a --hash
     // (project/hash_pins.hpp).
     bool require_hashes = false;
+    // What a pyproject.toml input is asked for: --extra, --all-extras, --group,
+    // --no-default-groups, --no-install-project.
+    project::PyprojectSelection pyproject;
 };
 
 // Index options from the command line / environment. Set values override what the inputs say.

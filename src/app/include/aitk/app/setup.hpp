@@ -38,6 +38,12 @@ struct SetupRequest {
 };
 
 struct SetupOutcome {
+    // What was read ("pyproject.toml (PEP 621 + tool.uv)", "x.lock.yml (lockfile)"): the first
+    // line of the summary.
+    std::string input;
+    // The backend the user chose through a pyproject.toml's extra or group (LockOutcome's).
+    std::optional<std::string> selected_backend;
+    std::string selected_backend_by;
     std::filesystem::path lockfile;
     std::string target;
     std::string target_reason;
