@@ -17,6 +17,7 @@
 #include "aitk/util/subprocess.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
+#include "run_cli.hpp"
 #include "test_data.hpp"
 #include "uv_lock_graph.hpp"
 
@@ -526,30 +527,17 @@ TEST_F(PyprojectDiaCli, LockPicksUvsSetForLinuxAndWindows) {
     stdfs::create_directories(project);
     stdfs::copy_file(data_path("realworld/nari-labs_dia/pyproject.toml"),
                      project / "pyproject.toml");
-    util::ProcessRequest request;
-    request.argv = {AITK_ENV_EXE,
-                    "--index-url",
-                    server.url("/simple/"),
-                    "--torch-index-url",
-                    server.url("/whl"),
-                    "--no-progress",
-                    "lock",
-                    "--project",
-                    project.string(),
-                    "--no-install-project",
-                    "--target",
-                    "linux-x86_64-cu126",
-                    "--target",
-                    "windows-x86_64-cu126"};
-    request.environment =
-        util::Environment{{"PATH", "/usr/bin:/bin"},
-                          {"HOME", work.path().string()},
-                          {"AITK_ENV_CACHE_DIR", (work.path() / "cache").string()},
-                          {"AITK_ENV_NO_GPU", "1"}};
-    request.timeout = std::chrono::minutes(5);
-    auto result = util::run_process(request);
-    ASSERT_TRUE(result) << result.error().message;
-    ASSERT_EQ(result->exit_code, 0) << result->err;
+    // The machine's own environment (a Windows process needs its SystemRoot), less proxies.
+    auto r =
+        run_cli({"--index-url", server.url("/simple/"), "--torch-index-url", server.url("/whl"),
+                 "--no-progress", "--cache-dir", (work.path() / "cache").string(), "lock",
+                 "--project", project.string(), "--no-install-project", "--target",
+                 "linux-x86_64-cu126", "--target", "windows-x86_64-cu126"},
+                "",
+                {"AITK_ENV_NO_GPU=1", "-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY",
+                 "-u all_proxy", "-u ALL_PROXY", "-u AITK_ENV_TORCH_BACKEND",
+                 "-u AITK_ENV_INDEX_URL", "-u AITK_ENV_TORCH_INDEX_URL"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
     auto parsed = lock::parse_lockfile(fs::read_file(project / "lockfiles" / "nari-tts.lock.yml"),
                                        "nari-tts.lock.yml");
     ASSERT_TRUE(parsed) << parsed.error().describe();

@@ -40,6 +40,12 @@ inline InputProblem conversion_problem(const Pyproject& p, const PyprojectSelect
     return in ? InputProblem{} : in.error();
 }
 
+// "file:///abs/path" as the reader writes a local folder (on Windows "file:///C:/…").
+inline std::string file_url_of(const fs::path& path) {
+    const auto generic = fs::absolute(path).lexically_normal().generic_string();
+    return "file://" + std::string(generic.starts_with('/') ? "" : "/") + generic;
+}
+
 inline Target target(std::string_view id) {
     return *Target::parse(id);
 }

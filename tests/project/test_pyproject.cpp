@@ -170,20 +170,20 @@ TEST(Pyproject, TheProjectItselfIsInstalledEditableWhenUvWouldInstallIt) {
                                      "[build-system]\nrequires = [\"hatchling\"]\n"
                                      "build-backend = \"hatchling.build\"\n";
     auto lines = lines_for(converted(parsed(with_backend)), "linux-x86_64-cpu");
-    EXPECT_EQ(lines.back(), "-e demo-app @ file:///project");
+    EXPECT_EQ(lines.back(), "-e demo-app @ " + file_url_of("/project"));
 
     PyprojectSelection s;
     s.install_project = false;
     lines = lines_for(converted(parsed(with_backend), s), "linux-x86_64-cpu");
-    EXPECT_FALSE(has(lines, "-e demo-app @ file:///project"));
+    EXPECT_FALSE(has(lines, "-e demo-app @ " + file_url_of("/project")));
 
     lines = lines_for(converted(parsed(with_backend + "[tool.uv]\npackage = false\n")),
                       "linux-x86_64-cpu");
-    EXPECT_FALSE(has(lines, "-e demo-app @ file:///project"));
+    EXPECT_FALSE(has(lines, "-e demo-app @ " + file_url_of("/project")));
     // tool.uv.package = true installs it without a [build-system] (setuptools' legacy backend).
     lines = lines_for(converted(parsed(std::string(basic) + "[tool.uv]\npackage = true\n")),
                       "linux-x86_64-cpu");
-    EXPECT_TRUE(has(lines, "-e demo-app @ file:///project"));
+    EXPECT_TRUE(has(lines, "-e demo-app @ " + file_url_of("/project")));
 }
 
 TEST(Pyproject, DynamicDependenciesComeFromTheBuildBackend) {

@@ -241,7 +241,7 @@ explicit = true
     auto in = converted(p);
     auto linux_lines = lines_for(in, "linux-x86_64-cpu");
     auto windows_lines = lines_for(in, "windows-x86_64-cpu");
-    const std::string lib_url = "file://" + (dir.path / "libs" / "mylib").generic_string();
+    const std::string lib_url = file_url_of(dir.path / "libs" / "mylib");
     EXPECT_TRUE(has(linux_lines, "-e mylib @ " + lib_url)) << testing::PrintToString(linux_lines);
     EXPECT_TRUE(
         has(linux_lines, "gitpkg @ git+https://example.org/gitpkg.git@v1.2#subdirectory=python"));
@@ -329,8 +329,7 @@ exclude = ["packages/skip"]
                     dir.path / "pyproject.toml");
     auto lines = lines_for(converted(p), "linux-x86_64-cpu");
     ASSERT_EQ(lines.size(), 1u);
-    EXPECT_EQ(lines.front(),
-              "-e ws-core @ file://" + (dir.path / "packages" / "core").generic_string());
+    EXPECT_EQ(lines.front(), "-e ws-core @ " + file_url_of(dir.path / "packages" / "core"));
 
     aitk::test::write_file(
         dir.path / "packages" / "core" / "pyproject.toml",
