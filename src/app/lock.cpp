@@ -615,6 +615,7 @@ LockOutcome run_lock(Session& session, const LockRequest& request) {
                                ? lock_detail::project_metadata_reader(
                                      session, request, python.value_or(std::string(default_python)))
                                : ProjectMetadataReader{});
+    if (request.on_input) request.on_input(input.described_as);
     check_lock_name(input);
     if (input.concealed.empty()) return lock_input(session, request, input);
     LockOutcome outcome;

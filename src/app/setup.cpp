@@ -159,6 +159,7 @@ LockRequest lock_request_for(const Session& session, const SetupRequest& request
     lock_request.python = python_to_lock_for(session, request);
     lock_request.indexes = request.indexes;
     lock_request.sources.inspect = request.build_sources;
+    lock_request.on_input = request.on_input;
     return lock_request;
 }
 
@@ -170,6 +171,7 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request,
     if (request.lockfile) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
         outcome.input = util::utf8_of(outcome.lockfile.filename()) + " (lockfile)";
+        if (request.on_input) request.on_input(outcome.input);
         auto lockfile = read_lockfile(outcome.lockfile);
         if (request.input.require_hashes)
             refuse_unhashed_locked_files(lockfile, util::utf8_of(outcome.lockfile));
@@ -358,9 +360,9 @@ nlohmann::json SetupOutcome::to_json() const {
             {"notes", notes}};
 }
 
-std::string SetupOutcome::summary() const {
+std::string SetupOutcome::summary(bool with_input) const {
     std::string out;
-    if (!input.empty()) out += "input    " + input + "\n";
+    if (with_input && !input.empty()) out += "input    " + input + "\n";
     out += "target   " + target + " (" + target_reason + ")\n";
     out += "prefix   " + util::utf8_of(prefix) + " (Python " + python + ")\n";
     out += "changes  " + std::to_string(sync.plan.install.size()) + " installed, " +

@@ -250,14 +250,27 @@ TEST_F(PyprojectCli, EachMachineGetsTheExtraOfTheBuildItRuns) {
 }
 
 TEST_F(PyprojectCli, TheHumanOutputSaysWhatWasReadAndWhichExtra) {
+    // setup says what it read on its first line, before the work that takes minutes.
+    const std::string first_line = "input: pyproject.toml (PEP 621 + tool.uv)\n";
     auto r = aitk("d570-sm89", {"setup", "-p", path("prefix"), "--dry-run"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.starts_with(first_line)) << r.err;
     EXPECT_NE(r.err.find("note: " + extra_note("cu128")), std::string::npos) << r.err;
+    // A setup that fails after reading the project has said what it read all the same.
+    r = aitk("d520-sm120", {"setup", "-p", path("prefix")});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_TRUE(r.err.starts_with(first_line)) << r.err;
+    EXPECT_EQ(r.err.find("input: ", 1), std::string::npos) << r.err;  // said once
     r = aitk("d570-sm89", {"lock"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.starts_with("input: pyproject.toml (PEP 621 + tool.uv)\n")) << r.err;
     EXPECT_NE(r.err.find("note: " + extra_note("cu128")), std::string::npos) << r.err;
     EXPECT_TRUE(stdfs::exists(project / "lockfiles" / "demo-app.lock.yml"));
+    // A lock given with -l is what setup reads.
+    r = aitk("d570-sm89",
+             {"setup", "-p", path("prefix"), "--dry-run", "-l", "lockfiles/demo-app.lock.yml"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.starts_with("input: demo-app.lock.yml (lockfile)\n")) << r.err;
 }
 
 TEST_F(PyprojectCli, ALockOfSeveralTargetsTakesEachTargetsExtra) {

@@ -62,6 +62,9 @@ struct LockRequest {
     // Lock for the machine alone even when the inputs name targets (setup does).
     bool this_machine = false;
     SourceSettings sources;
+    // Told what the input is ("pyproject.toml (PEP 621 + tool.uv)") as soon as it is read, before
+    // resolving and downloading: setup prints it as the first line of its output.
+    std::function<void(const std::string&)> on_input;
 };
 
 struct LockOutcome {
