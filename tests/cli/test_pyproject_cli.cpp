@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../app/source_test_support.hpp"
+#include "../platform/fake_machine.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/lock/lockfile.hpp"
@@ -105,26 +106,28 @@ std::size_t line_of(const std::string& text, const std::string& needle) {
                : static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n')) + 1;
 }
 
-// A machine, as the detection overrides describe it.
-std::vector<std::pair<std::string, std::string>> machine(const std::string& name) {
-    if (name == "no-gpu") return {{"AITK_ENV_NO_GPU", "1"}};
+// A machine as the stand-in NVML describes it (loaded through the real dlopen path):
+// "d<driver>-sm<capability>", e.g. "d570-sm89" is driver 570 with an RTX 4090.
+std::string nvml_config(const std::string& name) {
+    const std::map<std::string, std::string> drivers = {{"520", "520.61.05\ncuda=11080"},
+                                                        {"535", "535.154.05\ncuda=12020"},
+                                                        {"560", "560.35.03\ncuda=12060"},
+                                                        {"570", "570.124.06\ncuda=12080"},
+                                                        {"580", "580.65.06\ncuda=13000"}};
+    const std::map<std::string, std::string> gpus = {
+        {"sm61", "NVIDIA GeForce GTX 1080 Ti|11264|6.1"},
+        {"sm86", "NVIDIA GeForce RTX 3090|24576|8.6"},
+        {"sm89", "NVIDIA GeForce RTX 4090|24564|8.9"},
+        {"sm120", "NVIDIA GeForce RTX 5090|32607|12.0"}};
     const auto dash = name.find('-');
-    const std::string driver = name.substr(1, dash - 1);
-    std::string sm = name.substr(dash + 3);
-    sm = sm.substr(0, sm.size() - 1) + "." + sm.substr(sm.size() - 1);
-    const std::map<std::string, std::string> drivers = {{"520", "520.61.05"},
-                                                        {"535", "535.154.05"},
-                                                        {"560", "560.35.03"},
-                                                        {"570", "570.124.06"},
-                                                        {"580", "580.65.06"}};
-    return {{"AITK_ENV_CUDA_DRIVER_VERSION", drivers.at(driver)},
-            {"AITK_ENV_GPU_COMPUTE_CAPABILITY", sm}};
+    return "driver=" + drivers.at(name.substr(1, dash - 1)) +
+           "\ngpu=" + gpus.at(name.substr(dash + 1)) + "\n";
 }
 
 class PyprojectCli : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
-        mirror = new fs::TempDir(fs::TempDir::create("aitk-pyproject-mirror"));
+        mirror = new aitk::fs::TempDir(aitk::fs::TempDir::create("aitk-pyproject-mirror"));
         build_mirror(mirror->path(), scenario());
     }
     static void TearDownTestSuite() { delete mirror; }
@@ -138,7 +141,7 @@ class PyprojectCli : public ::testing::Test {
 
     void write(const std::string& name, const std::string& text) const {
         stdfs::create_directories((project / name).parent_path());
-        fs::write_file_atomic(project / name, text);
+        aitk::fs::write_file_atomic(project / name, text);
     }
     std::string path(const std::string& name) const { return (work.path() / name).string(); }
 
@@ -153,10 +156,13 @@ class PyprojectCli : public ::testing::Test {
                                                 {"HOME", work.path().string()},
                                                 {"PYENV_ROOT", "/nonexistent"},
                                                 {"AITK_ENV_CACHE_DIR", path("cache")},
-                                                {"AITK_ENV_NVIDIA_SOURCES", "nvidia-smi"},
-                                                {"AITK_ENV_NVIDIA_SMI", "/nonexistent"}};
-        for (const auto& [name, value] : machine(machine_name))
-            (*request.environment)[name] = value;
+                                                {"AITK_ENV_NVIDIA_SOURCES", "nvml"}};
+        // "no-gpu": no NVIDIA driver at all; the probe cache keys on the library's path.
+        (*request.environment)["AITK_ENV_NVML_LIBRARY"] =
+            machine_name == "no-gpu" ? std::string("/nonexistent/libnvidia-ml.so.1")
+                                     : install_fake_nvml(work.path() / "machines" / machine_name,
+                                                         nvml_config(machine_name))
+                                           .string();
         request.working_directory = cwd.empty() ? project : cwd;
         request.timeout = std::chrono::minutes(3);
         auto result = util::run_process(request);
@@ -187,7 +193,7 @@ class PyprojectCli : public ::testing::Test {
     }
 
     lock::Lockfile read_lock(const stdfs::path& file) const {
-        auto parsed = lock::parse_lockfile(fs::read_file(file), file.string());
+        auto parsed = lock::parse_lockfile(aitk::fs::read_file(file), file.string());
         EXPECT_TRUE(parsed) << (parsed ? "" : parsed.error().describe());
         return parsed ? std::move(*parsed) : lock::Lockfile{};
     }
@@ -199,23 +205,24 @@ class PyprojectCli : public ::testing::Test {
 
     // "extra 'cu128' of pyproject.toml:<line of its source>"
     std::string extra_note(const std::string& extra, const std::string& label = "pyproject.toml") {
-        const auto text = fs::read_file(project / "pyproject.toml");
+        const auto text = aitk::fs::read_file(project / "pyproject.toml");
         return "backend " + extra + ": extra '" + extra + "' of " + label + ":" +
                std::to_string(line_of(text, "pytorch-" + extra + "\", extra"));
     }
 
-    static inline fs::TempDir* mirror = nullptr;
+    static inline aitk::fs::TempDir* mirror = nullptr;
     HttpServer server;
-    fs::TempDir work = fs::TempDir::create("aitk-pyproject-work");
+    aitk::fs::TempDir work = aitk::fs::TempDir::create("aitk-pyproject-work");
     stdfs::path project = work.path() / "demo";
 };
 
-// The four machines of the issue, and two more: each gets the extra of the build it runs, the
-// output says which extra of which line; nothing that runs is exit 3 with the fix, never a
-// silent CPU build. The choice is aitk-env's usual one (docs/data-sources.md §1: NVIDIA's minor
-// version compatibility, so every cu12x build runs on a CUDA 12 driver ≥ 525.60.13): driver 535
-// and driver 560 run cu128, the newest CUDA 12 build; a GTX 1080 (sm_61) runs only cu126 (cu128
-// and cu130 carry no kernels for it); a driver older than CUDA 12 runs none.
+// The four machines of the issue (the stand-in NVML describes each), and two more: each gets the
+// extra of the build it runs, the output says which extra of which line; nothing that runs is exit
+// 3 with the fix, never a silent CPU build. The choice is aitk-env's usual one
+// (docs/data-sources.md §1: NVIDIA's minor version compatibility, so every cu12x build runs on a
+// CUDA 12 driver ≥ 525.60.13): driver 535 and driver 560 run cu128, the newest CUDA 12 build; a GTX
+// 1080 (sm_61) runs only cu126 (cu128 and cu130 carry no kernels for it); a driver older than CUDA
+// 12 runs none.
 TEST_F(PyprojectCli, EachMachineGetsTheExtraOfTheBuildItRuns) {
     struct Cell {
         std::string machine;
@@ -244,6 +251,7 @@ TEST_F(PyprojectCli, EachMachineGetsTheExtraOfTheBuildItRuns) {
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_EQ(r.out, "");
     EXPECT_NE(r.err.find("update the driver to ≥ 525.60.13"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("driver 520.61.05 (nvml)"), std::string::npos) << r.err;  // detected
     EXPECT_NE(r.err.find("cu130, cu128 are the builds of torch 2.11.0"), std::string::npos)
         << r.err;
     EXPECT_FALSE(stdfs::exists(path("prefix")));
@@ -458,10 +466,10 @@ gitpkg = { git = ")" + build::test::file_url(repo) +
     stdfs::remove_all(project / "lockfiles");
     r = aitk("no-gpu", {"lock", "--target", "linux-x86_64-cpu", "--no-build"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find(
-                  "pyproject.toml:" +
-                  std::to_string(line_of(fs::read_file(project / "pyproject.toml"), "dynamic = ")) +
-                  ":11: project.dynamic lists 'dependencies'"),
+    EXPECT_NE(r.err.find("pyproject.toml:" +
+                         std::to_string(line_of(aitk::fs::read_file(project / "pyproject.toml"),
+                                                "dynamic = ")) +
+                         ":11: project.dynamic lists 'dependencies'"),
               std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("--no-build"), std::string::npos) << r.err;
@@ -519,7 +527,7 @@ class PyprojectDiaCli : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
         lock_text = new std::string(read_file(data_path("realworld/nari-labs_dia/uv.lock")));
-        mirror = new fs::TempDir(fs::TempDir::create("aitk-pyproject-dia"));
+        mirror = new aitk::fs::TempDir(aitk::fs::TempDir::create("aitk-pyproject-dia"));
         auto rebuilt = uv_lock_scenario(*lock_text);
         build_mirror(mirror->path(), rebuilt.scenario);
     }
@@ -528,10 +536,10 @@ class PyprojectDiaCli : public ::testing::Test {
         delete lock_text;
     }
 
-    static inline fs::TempDir* mirror = nullptr;
+    static inline aitk::fs::TempDir* mirror = nullptr;
     static inline std::string* lock_text = nullptr;
     HttpServer server;
-    fs::TempDir work = fs::TempDir::create("aitk-pyproject-dia-work");
+    aitk::fs::TempDir work = aitk::fs::TempDir::create("aitk-pyproject-dia-work");
 };
 
 TEST_F(PyprojectDiaCli, LockPicksUvsSetForLinuxAndWindows) {
@@ -551,8 +559,8 @@ TEST_F(PyprojectDiaCli, LockPicksUvsSetForLinuxAndWindows) {
                  "-u all_proxy", "-u ALL_PROXY", "-u AITK_ENV_TORCH_BACKEND",
                  "-u AITK_ENV_INDEX_URL", "-u AITK_ENV_TORCH_INDEX_URL"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto parsed = lock::parse_lockfile(fs::read_file(project / "lockfiles" / "nari-tts.lock.yml"),
-                                       "nari-tts.lock.yml");
+    auto parsed = lock::parse_lockfile(
+        aitk::fs::read_file(project / "lockfiles" / "nari-tts.lock.yml"), "nari-tts.lock.yml");
     ASSERT_TRUE(parsed) << parsed.error().describe();
     for (const auto& [id, platform, machine] :
          std::vector<std::tuple<std::string, std::string, std::string>>{
