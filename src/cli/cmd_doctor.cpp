@@ -149,6 +149,7 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
 
     out << "\n";
     rep.heading("Torch backend");
+    if (!r.input.empty()) rep.row("input", r.input);
     std::string torch = r.torch_version;
     if (!r.preferred_backends.empty())
         torch += " (preferred " + util::join(r.preferred_backends, ", ") + ")";
@@ -157,6 +158,7 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
             r.choice.candidates.empty() ? "none" : util::join(r.choice.candidates, ", "));
     rep.row("backend", r.choice.backend ? *r.choice.backend + (r.choice.forced ? " (forced)" : "")
                                         : "none (refused)");
+    if (!r.backend_source.empty()) rep.row("source", r.backend_source);
     rep.row("reason", r.choice.reason);
     if (!r.choice.fix.empty()) rep.row("fix", r.choice.fix);
     if (r.lock_targets) {

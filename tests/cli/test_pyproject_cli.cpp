@@ -281,6 +281,34 @@ TEST_F(PyprojectCli, TheHumanOutputSaysWhatWasReadAndWhichExtra) {
     EXPECT_TRUE(r.err.starts_with("input: demo-app.lock.yml (lockfile)\n")) << r.err;
 }
 
+// doctor reads the project as setup does, says what it read and which extra of which line the
+// backend it judges comes from.
+TEST_F(PyprojectCli, DoctorNamesTheProjectsExtraForThisMachine) {
+    for (const auto& [machine_name, backend] : std::vector<std::pair<std::string, std::string>>{
+             {"d570-sm89", "cu128"}, {"d580-sm61", "cu126"}, {"no-gpu", "cpu"}}) {
+        SCOPED_TRACE(machine_name);
+        auto r = aitk(machine_name, {"doctor"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.out.find("  input     pyproject.toml (PEP 621 + tool.uv)\n"), std::string::npos)
+            << r.out;
+        EXPECT_NE(
+            r.out.find("  backend   " + backend + "\n  source    " +
+                       extra_note(backend).substr(("backend " + backend + ": ").size()) + "\n"),
+            std::string::npos)
+            << r.out;
+        r = aitk(machine_name, {"--json", "doctor"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        const auto report = json::parse(r.out);
+        EXPECT_EQ(report["input"], "pyproject.toml (PEP 621 + tool.uv)");
+        EXPECT_EQ(report["backend_source"],
+                  extra_note(backend).substr(("backend " + backend + ": ").size()));
+    }
+    // --extra names the backend as --backend would: judged, and refused where it cannot run.
+    auto r = aitk("d580-sm61", {"doctor", "--extra", "cu128"});
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_NE(r.out.find("no kernels for sm_61"), std::string::npos) << r.out;
+}
+
 TEST_F(PyprojectCli, ALockOfSeveralTargetsTakesEachTargetsExtra) {
     auto r = aitk("no-gpu",
                   {"lock", "--project", project.string(), "--target", "linux-x86_64-cpu",
