@@ -3,6 +3,8 @@
 // indexes become the input's backends, tied to their extra, group or marker.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "aitk/fs/temp.hpp"
 #include "pyproject_test_support.hpp"
 #include "test_files.hpp"
@@ -81,6 +83,61 @@ TEST(PyprojectBackends, ExtrasTiedToBackendIndexesBecomeTheBackends) {
     EXPECT_EQ(in.torch_packages.at("torch"), "==2.11.0");
     // triton's source is the same PyTorch index: it follows the target's backend.
     EXPECT_EQ(in.backend_index_packages, std::vector<std::string>{"triton"});
+}
+
+// ROCm and XPU indexes are backends too (InvokeAI's rocm extra, Intel's xpu index), ROCm on
+// Linux x86_64 only, as torch ships it; an index whose last part names no PyTorch build is not.
+TEST(PyprojectBackends, RocmAndXpuIndexesAreBackends) {
+    auto in = converted(parsed(R"([project]
+name = "gpu-app"
+version = "0.1.0"
+dependencies = ["torch==2.9.0"]
+
+[project.optional-dependencies]
+rocm = ["torch==2.9.0"]
+xpu = ["torch==2.9.0"]
+cpu = ["torch==2.9.0"]
+
+[tool.uv]
+conflicts = [[{ extra = "rocm" }, { extra = "xpu" }, { extra = "cpu" }]]
+
+[tool.uv.sources]
+torch = [
+  { index = "torch-rocm", extra = "rocm" },
+  { index = "torch-xpu", extra = "xpu" },
+  { index = "torch-cpu", extra = "cpu" },
+]
+
+[[tool.uv.index]]
+name = "torch-rocm"
+url = "https://download.pytorch.org/whl/rocm6.4"
+explicit = true
+
+[[tool.uv.index]]
+name = "torch-xpu"
+url = "https://download.pytorch.org/whl/xpu"
+explicit = true
+
+[[tool.uv.index]]
+name = "torch-cpu"
+url = "https://download.pytorch.org/whl/cpu"
+explicit = true
+)"));
+    EXPECT_TRUE(in.only_listed_backends);
+    const auto linux_backends = backends_on(in, "linux", "x86_64");
+    for (const char* b : {"rocm6.4", "xpu", "cpu"}) {
+        EXPECT_NE(std::find(linux_backends.begin(), linux_backends.end(), b), linux_backends.end())
+            << b << " in " << testing::PrintToString(linux_backends);
+    }
+    const auto windows_backends = backends_on(in, "windows", "x86_64");
+    EXPECT_EQ(std::find(windows_backends.begin(), windows_backends.end(), "rocm6.4"),
+              windows_backends.end())
+        << testing::PrintToString(windows_backends);
+    for (const auto& b : in.backends) {
+        if (b.name == "rocm6.4") {
+            EXPECT_EQ(b.note, "extra 'rocm' of pyproject.toml:16");
+        }
+    }
 }
 
 TEST(PyprojectBackends, TheUsersExtraNamesTheBackend) {
