@@ -91,6 +91,14 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.check = a->check;
         request.sources.inspect = !a->no_build;
         request.indexes = index_settings(globals);
+        // What was read comes first, as soon as it is read (setup's rule; cmd_setup.cpp).
+        bool announced = false;
+        if (!globals.json && globals.verbosity >= 0) {
+            request.on_input = [&announced](const std::string& input) {
+                std::cerr << "input: " << input << "\n" << std::flush;
+                announced = true;
+            };
+        }
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         app::Session session(session_settings(globals, &progress));
@@ -102,7 +110,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";
         } else if (globals.verbosity >= 0) {
-            if (!outcome.input.empty()) std::cerr << "input: " << outcome.input << "\n";
+            if (!announced && !outcome.input.empty())
+                std::cerr << "input: " << outcome.input << "\n";
             for (const auto& note : outcome.notes)
                 std::cerr << "note: " << note << "\n";
             if (a->check) {

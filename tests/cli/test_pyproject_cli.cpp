@@ -529,6 +529,12 @@ TEST_F(PyprojectCli, BadFilesAreClearErrorsAndNothingIsWritten) {
         << r.err;
     EXPECT_FALSE(stdfs::exists(project / "lockfiles"));
     EXPECT_FALSE(stdfs::exists(path("prefix")));
+    // A project read but not lockable here: lock, too, has said what it read first.
+    write("pyproject.toml", backend_project(server.url("")));
+    r = aitk("d520-sm120", {"lock"});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_TRUE(r.err.starts_with("input: pyproject.toml (PEP 621 + tool.uv)\nerror: ")) << r.err;
+    EXPECT_FALSE(stdfs::exists(project / "lockfiles"));
 }
 
 TEST_F(PyprojectCli, TheFolderDecidesTheInput) {
