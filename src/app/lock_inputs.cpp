@@ -78,9 +78,14 @@ project::ProjectInput load_project_input(const InputSelection& input,
     if (input.project_dir) project_dir = fs::absolute_from(cwd, *input.project_dir);
     if (input.requirements) {
         auto path = fs::absolute_from(cwd, *input.requirements);
-        // `-r pyproject.toml`, as `uv pip install -r pyproject.toml` takes it: by its name.
+        // `-r pyproject.toml`, as `uv pip install -r pyproject.toml` takes it: by its name, and
+        // as a list of requirements (the dependencies, the extras and groups asked for), not as
+        // `uv sync` takes the project: neither the project itself nor its default groups.
         if (is_pyproject(path)) {
-            return load_pyproject(path, util::utf8_of(*input.requirements), input.pyproject,
+            auto selection = input.pyproject;
+            selection.install_project = false;
+            selection.no_default_groups = true;
+            return load_pyproject(path, util::utf8_of(*input.requirements), selection,
                                   read_metadata);
         }
         return load_requirements(path, read_options);

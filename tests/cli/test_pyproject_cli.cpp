@@ -388,6 +388,11 @@ TEST_F(PyprojectCli, DependencyGroupsAndTheirFlags) {
     EXPECT_EQ(packages(std::vector<std::string>{"--no-default-groups"}), "requests torch ");
     EXPECT_EQ(packages(std::vector<std::string>{"--no-default-groups", "--group", "lint"}),
               "lintpkg requests torch ");
+    // `-r pyproject.toml` is `uv pip install -r pyproject.toml`: the requirements and the groups
+    // asked for, not uv sync's default groups.
+    EXPECT_EQ(packages(std::vector<std::string>{"-r", "pyproject.toml"}), "requests torch ");
+    EXPECT_EQ(packages(std::vector<std::string>{"-r", "pyproject.toml", "--group", "lint"}),
+              "lintpkg requests torch ");
     auto r = aitk("no-gpu", {"lock", "--target", "linux-x86_64-cpu", "--group", "nope"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("--group nope"), std::string::npos) << r.err;
@@ -507,6 +512,14 @@ gitpkg = { git = ")" + build::test::file_url(repo) +
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto without = read_lock(project / "lockfiles" / "dyn-app.lock.yml");
     EXPECT_EQ(without.targets.front().find("dyn-app"), nullptr);
+    // `-r pyproject.toml`, as uv pip reads it: the project's requirements, not the project.
+    r = aitk("no-gpu", {"lock", "--target", "linux-x86_64-cpu", "-r", "pyproject.toml", "-o",
+                        path("by-r.lock.yml")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto by_r = read_lock(path("by-r.lock.yml"));
+    EXPECT_EQ(by_r.targets.front().find("dyn-app"), nullptr);
+    EXPECT_EQ(version_in(by_r.targets.front(), "mylib"), "1.1");
+    EXPECT_EQ(version_in(by_r.targets.front(), "dep-pkg"), "1.0");
 }
 
 TEST_F(PyprojectCli, BadFilesAreClearErrorsAndNothingIsWritten) {
