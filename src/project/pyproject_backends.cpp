@@ -5,6 +5,7 @@
 #include <array>
 
 #include "aitk/project/torch_pins.hpp"
+#include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "pyproject_convert.hpp"
 
@@ -114,7 +115,8 @@ Loaded<BackendPlan> plan_backends(const PyprojectContext& c) {
                 if (same_index_url(index.url, c.default_index_url)) continue;
                 return util::input_problem(
                     s.where,
-                    std::string(name) + " comes from the index '" + s.location + "' (" + index.url +
+                    std::string(name) + " comes from the index '" + s.location + "' (" +
+                        util::redact_url(index.url) +
                         "), which is neither a PyTorch backend index (…/cu128, …/cpu, "
                         "…/rocm6.4, …/xpu) nor the default index",
                     "aitk-env takes the torch family from the backend index it chooses for the "
@@ -138,8 +140,8 @@ Loaded<BackendPlan> plan_backends(const PyprojectContext& c) {
             } else if (!same_index_url(plan.base, named->base)) {
                 return util::input_problem(
                     s.where,
-                    std::string(name) + "'s backend indexes lie under two bases (" + plan.base +
-                        " and " + named->base + ")",
+                    std::string(name) + "'s backend indexes lie under two bases (" +
+                        util::redact_url(plan.base) + " and " + util::redact_url(named->base) + ")",
                     "aitk-env takes the torch family from <base>/<backend>/ of one base: use "
                     "one host (pass --torch-index-url to use a mirror)");
             }

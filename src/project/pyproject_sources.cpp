@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "aitk/pep/name.hpp"
+#include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 #include "pyproject_convert.hpp"
@@ -259,7 +260,8 @@ std::optional<InputProblem> add_with_sources(
             if (!follows_backend && !same_index_url(index.url, c.default_index_url)) {
                 return InputProblem{
                     s->where,
-                    name + " comes from its own index '" + s->location + "' (" + index.url +
+                    name + " comes from its own index '" + s->location + "' (" +
+                        util::redact_url(index.url) +
                         "): aitk-env takes every package from the project's indexes in order "
                         "and cannot pin one package to an index",
                     "remove the source (the package then comes from the indexes in order), or "

@@ -550,6 +550,47 @@ TEST_F(PyprojectCli, BadFilesAreClearErrorsAndNothingIsWritten) {
     EXPECT_FALSE(stdfs::exists(project / "lockfiles"));
 }
 
+// Credentials in a project's index and git URLs never reach a message (issue 33's rule).
+TEST_F(PyprojectCli, CredentialsInTheProjectsUrlsAreNeverShown) {
+    const std::string header = "[project]\nname = \"sec-app\"\nversion = \"0.1.0\"\n";
+    for (const std::string& text : std::vector<std::string>{
+             // a package pinned to an index of its own
+             header + "dependencies = [\"idxpkg\"]\n\n[tool.uv.sources]\nidxpkg = { index = "
+                      "\"private\" }\n\n[[tool.uv.index]]\nname = \"private\"\nurl = "
+                      "\"https://me:t0ps3cret@127.0.0.1:9/simple\"\n",
+             // torch from an index that is no PyTorch backend index
+             header + "dependencies = [\"torch\"]\n\n[tool.uv.sources]\ntorch = { index = "
+                      "\"private\" }\n\n[[tool.uv.index]]\nname = \"private\"\nurl = "
+                      "\"https://me:t0ps3cret@127.0.0.1:9/simple\"\n",
+             // backend indexes under two bases
+             header + "dependencies = [\"torch\"]\n\n[project.optional-dependencies]\na = "
+                      "[\"torch\"]\nb = [\"torch\"]\n\n[tool.uv]\nconflicts = [[{ extra = \"a\" "
+                      "}, { extra = \"b\" }]]\n\n[tool.uv.sources]\ntorch = [{ index = \"x\", "
+                      "extra = \"a\" }, { index = \"y\", extra = \"b\" }]\n\n[[tool.uv.index]]\n"
+                      "name = \"x\"\nurl = \"https://me:t0ps3cret@one.example/whl/cu128\"\n"
+                      "explicit = true\n\n[[tool.uv.index]]\nname = \"y\"\nurl = "
+                      "\"https://me:t0ps3cret@two.example/whl/cpu\"\nexplicit = true\n"}) {
+        write("pyproject.toml", text);
+        auto r = aitk("no-gpu", {"lock", "--target", "linux-x86_64-cpu"});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_EQ(r.err.find("t0ps3cret"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("***@"), std::string::npos) << r.err;
+        EXPECT_FALSE(stdfs::exists(project / "lockfiles"));
+    }
+    // The project's own default index, with credentials: used, and kept out of the lock.
+    const std::string with_credentials = server.url_with_credentials("me", "t0ps3cret", "/simple/");
+    write("pyproject.toml", header +
+                                "dependencies = [\"requests\"]\n\n[[tool.uv.index]]\nname = "
+                                "\"private\"\nurl = \"" +
+                                with_credentials + "\"\ndefault = true\n");
+    auto r = aitk("no-gpu", {"lock", "--target", "linux-x86_64-cpu"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ((r.out + r.err).find("t0ps3cret"), std::string::npos) << r.out << r.err;
+    const auto lock_text = aitk::fs::read_file(project / "lockfiles" / "sec-app.lock.yml");
+    EXPECT_EQ(lock_text.find("t0ps3cret"), std::string::npos) << lock_text;
+    EXPECT_NE(lock_text.find("requests"), std::string::npos) << lock_text;
+}
+
 TEST_F(PyprojectCli, TheFolderDecidesTheInput) {
     // A pyproject.toml with only tool settings is not a project: requirements.txt is read.
     write("pyproject.toml", "[tool.ruff]\nline-length = 100\n");
