@@ -309,6 +309,22 @@ TEST_F(PyprojectCli, DoctorNamesTheProjectsExtraForThisMachine) {
     EXPECT_NE(r.out.find("no kernels for sm_61"), std::string::npos) << r.out;
 }
 
+// The whole way on a GPU machine: setup in the project's folder installs the cu128 extra's set
+// into a real prefix, and verify finds it as locked.
+TEST_F(PyprojectCli, SetupInstallsTheExtraThisMachineRunsAndVerifyAgrees) {
+    auto r = aitk("d570-sm89", {"setup", "-p", path("prefix"), "--no-smoke-test"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.starts_with("input: pyproject.toml (PEP 621 + tool.uv)\n")) << r.err;
+    EXPECT_NE(r.err.find("target   linux-x86_64-cu128"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(extra_note("cu128")), std::string::npos) << r.err;
+    const auto lock = read_lock(project / "lockfiles" / "demo-app.lock.yml");
+    ASSERT_EQ(lock.targets.size(), 1u);
+    EXPECT_EQ(version_in(lock.targets.front(), "torch"), "2.11.0+cu128");
+    EXPECT_EQ(version_in(lock.targets.front(), "cu128-helper"), "1.0");
+    auto verified = aitk("d570-sm89", {"verify", "-p", path("prefix")});
+    EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+}
+
 TEST_F(PyprojectCli, ALockOfSeveralTargetsTakesEachTargetsExtra) {
     auto r = aitk("no-gpu",
                   {"lock", "--project", project.string(), "--target", "linux-x86_64-cpu",
