@@ -8,6 +8,7 @@
 #include "aitk/app/lock.hpp"
 #include "aitk/app/machine.hpp"
 #include "aitk/app/native_check.hpp"
+#include "aitk/app/project_folder.hpp"
 #include "aitk/app/torch_choice.hpp"
 #include "aitk/fs/input_file.hpp"
 #include "aitk/pep/version.hpp"
@@ -405,6 +406,9 @@ DoctorReport run_doctor(const DoctorOptions& options) {
         // unread (no build backend runs for doctor).
         selection.pyproject.dynamic_may_stay_unread = true;
         input = load_project_input(selection, options.cwd, options.probe.env);
+        // AI Toolkit's hardware profiles (FLUX LoRA, …) say nothing about a project's own
+        // pyproject.toml: a manifest's profiles, or none.
+        if (reads_pyproject(selection, options.cwd)) wanted.profiles.clear();
         auto pins = project::torch_pins(*input);
         if (!pins) throw pins.error().to_error();
         wanted.request = backend_request(*input, *pins, machine_for(*input, machine));

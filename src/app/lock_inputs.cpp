@@ -14,10 +14,6 @@ namespace aitk::app {
 
 namespace {
 
-bool is_pyproject(const std::filesystem::path& path) {
-    return path.filename() == "pyproject.toml";
-}
-
 // A project's pyproject.toml (`label`: how messages name it); the fields it leaves dynamic are
 // read through `read_metadata` (its build backend) when given.
 project::ProjectInput load_pyproject(const std::filesystem::path& path, const std::string& label,
@@ -81,7 +77,7 @@ project::ProjectInput load_project_input(const InputSelection& input,
         // `-r pyproject.toml`, as `uv pip install -r pyproject.toml` takes it: by its name, and
         // as a list of requirements (the dependencies, the extras and groups asked for), not as
         // `uv sync` takes the project: neither the project itself nor its default groups.
-        if (is_pyproject(path)) {
+        if (is_pyproject_file(path)) {
             auto selection = input.pyproject;
             selection.install_project = false;
             selection.no_default_groups = true;

@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "aitk/fs/path.hpp"
 #include "aitk/project/pyproject.hpp"
 
 namespace aitk::app {
@@ -40,6 +41,17 @@ FolderInput decide_folder_input(const std::filesystem::path& folder) {
     if (is_file(folder / "requirements.txt"))
         return {FolderInputKind::requirements, folder / "requirements.txt"};
     return {FolderInputKind::builtin_manifest, {}};
+}
+
+bool is_pyproject_file(const std::filesystem::path& path) {
+    return path.filename() == "pyproject.toml";
+}
+
+bool reads_pyproject(const InputSelection& input, const std::filesystem::path& cwd) {
+    if (input.requirements) return is_pyproject_file(*input.requirements);
+    if (input.manifest || input.conda_file) return false;
+    const auto folder = input.project_dir ? fs::absolute_from(cwd, *input.project_dir) : cwd;
+    return decide_folder_input(folder).kind == FolderInputKind::pyproject;
 }
 
 }  // namespace aitk::app

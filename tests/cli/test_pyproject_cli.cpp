@@ -300,6 +300,8 @@ TEST_F(PyprojectCli, DoctorNamesTheProjectsExtraForThisMachine) {
         EXPECT_EQ(r.exit_code, 0) << r.err;
         const auto report = json::parse(r.out);
         EXPECT_EQ(report["input"], "pyproject.toml (PEP 621 + tool.uv)");
+        // AI Toolkit's hardware profiles (FLUX LoRA, …) say nothing about this project.
+        EXPECT_EQ(report["profiles"], json::array());
         EXPECT_EQ(report["backend_source"],
                   extra_note(backend).substr(("backend " + backend + ": ").size()));
     }

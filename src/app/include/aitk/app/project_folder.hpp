@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <string>
 
+#include "aitk/app/settings.hpp"
+
 namespace aitk::app {
 
 enum class FolderInputKind {
@@ -30,5 +32,12 @@ struct FolderInput {
 // A pyproject.toml that cannot be read or parsed is the folder's input all the same (reading it
 // says what is wrong): a broken project file is never passed over for another input.
 FolderInput decide_folder_input(const std::filesystem::path& folder);
+
+// A file named pyproject.toml, as `-r` takes it (by its name, as `uv pip install -r` does).
+bool is_pyproject_file(const std::filesystem::path& path);
+
+// Whether `input` reads a project's own pyproject.toml: named by -r, or the one its folder
+// (`input.project_dir`, else `cwd`) is decided by.
+bool reads_pyproject(const InputSelection& input, const std::filesystem::path& cwd);
 
 }  // namespace aitk::app
