@@ -57,6 +57,29 @@ project::ProjectInput load_manifest(const std::optional<std::filesystem::path>& 
     return std::move(*loaded);
 }
 
+// --extra, --group and their kin select from a pyproject.toml; given for another input they
+// would change nothing, which the user did not mean (uv pip refuses them alike).
+project::ProjectInput refuse_project_flags(const project::PyprojectSelection& s,
+                                           project::ProjectInput loaded) {
+    std::string flag;
+    if (!s.extras.empty()) {
+        flag = "--extra " + s.extras.front();
+    } else if (s.all_extras) {
+        flag = "--all-extras";
+    } else if (!s.groups.empty()) {
+        flag = "--group " + s.groups.front();
+    } else if (s.no_default_groups) {
+        flag = "--no-default-groups";
+    } else if (!s.install_project) {
+        flag = "--no-install-project";
+    }
+    if (flag.empty()) return loaded;
+    throw util::InputError(flag + ": " + loaded.described_as +
+                               " is no pyproject.toml: it has no extras, groups or project to "
+                               "select",
+                           "drop " + flag + ", or name the project's pyproject.toml");
+}
+
 }  // namespace
 
 project::ProjectInput load_project_input(const InputSelection& input,
@@ -84,7 +107,7 @@ project::ProjectInput load_project_input(const InputSelection& input,
             return load_pyproject(path, util::utf8_of(*input.requirements), selection,
                                   read_metadata);
         }
-        return load_requirements(path, read_options);
+        return refuse_project_flags(input.pyproject, load_requirements(path, read_options));
     }
     if (input.conda_file) {
         auto path = fs::absolute_from(cwd, *input.conda_file);
@@ -94,10 +117,12 @@ project::ProjectInput load_project_input(const InputSelection& input,
         if (!imported) throw imported.error().to_error();
         auto loaded = project::from_conda(*imported, *env);
         loaded.described_as = util::utf8_of(path.filename()) + " (conda environment)";
-        return loaded;
+        return refuse_project_flags(input.pyproject, std::move(loaded));
     }
     if (input.manifest) {
-        return load_manifest(fs::absolute_from(cwd, *input.manifest), project_dir, read_options);
+        return refuse_project_flags(
+            input.pyproject,
+            load_manifest(fs::absolute_from(cwd, *input.manifest), project_dir, read_options));
     }
     // No input named: the project's folder (--project DIR, else the current one) decides.
     const auto folder = project_dir.value_or(cwd);
@@ -108,12 +133,14 @@ project::ProjectInput load_project_input(const InputSelection& input,
     };
     switch (decided.kind) {
         case FolderInputKind::ai_toolkit_checkout:
-            return load_manifest(std::nullopt, folder, read_options);
+            return refuse_project_flags(input.pyproject,
+                                        load_manifest(std::nullopt, folder, read_options));
         case FolderInputKind::pyproject:
             return load_pyproject(decided.file, label(decided.file), input.pyproject,
                                   read_metadata);
         case FolderInputKind::requirements:
-            return load_requirements(decided.file, read_options);
+            return refuse_project_flags(input.pyproject,
+                                        load_requirements(decided.file, read_options));
         case FolderInputKind::builtin_manifest:
             break;
     }
@@ -124,7 +151,8 @@ project::ProjectInput load_project_input(const InputSelection& input,
                 "requirements.txt",
             "give the project's folder, or name its input with -r, -m or -f");
     }
-    return load_manifest(std::nullopt, std::nullopt, read_options);
+    return refuse_project_flags(input.pyproject,
+                                load_manifest(std::nullopt, std::nullopt, read_options));
 }
 
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,

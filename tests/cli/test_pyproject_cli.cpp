@@ -613,6 +613,20 @@ TEST_F(PyprojectCli, TheFolderDecidesTheInput) {
     // A pyproject.toml with only tool settings is not a project: requirements.txt is read.
     write("pyproject.toml", "[tool.ruff]\nline-length = 100\n");
     write("requirements.txt", "requests\n");
+    // The project's flags select from a pyproject.toml: for another input they are an error,
+    // not ignored (uv pip: "requesting extras requires a pyproject.toml").
+    for (const auto& flags : std::vector<std::vector<std::string>>{
+             {"--extra", "cu128"}, {"--group", "dev"}, {"--no-install-project"}}) {
+        std::vector<std::string> args{"lock", "--target", "linux-x86_64-cpu"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        auto r = aitk("no-gpu", args);
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_NE(r.err.find(util::join(flags, " ") +
+                             ": requirements.txt (pip requirements file) is no pyproject.toml"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_FALSE(stdfs::exists(project / "lockfiles"));
+    }
     auto r = aitk("no-gpu", {"lock", "--target", "linux-x86_64-cpu"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.starts_with("input: requirements.txt (pip requirements file)\n")) << r.err;
