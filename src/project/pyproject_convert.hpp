@@ -79,6 +79,17 @@ std::optional<InputProblem> add_with_sources(
     const PyprojectRequirement& requirement, std::string_view extra, std::string_view group,
     const std::vector<Applicability>& when, std::vector<InputRequirement>& out);
 
+// The requirement lists, from the file or, for the fields it leaves dynamic, from `built`, the
+// metadata the build backend made (pyproject_dynamic.cpp). Without `built` a dynamic field is a
+// problem naming it, or with selection.dynamic_may_stay_unread a note in `notes`.
+struct RequirementTables {
+    std::vector<PyprojectRequirement> dependencies;
+    std::map<std::string, std::vector<PyprojectRequirement>> extras;
+};
+Loaded<RequirementTables> tables_of(const Pyproject& p, const PyprojectSelection& selection,
+                                    const pep::CoreMetadata* built,
+                                    std::vector<std::string>& notes);
+
 // `when` narrowed to `platforms`.
 std::vector<Applicability> restrict_to(const std::vector<Applicability>& when,
                                        const PlatformSet& platforms);
