@@ -22,6 +22,18 @@ LockFileKind lock_file_kind(const std::filesystem::path& path) {
     return LockFileKind::aitk;
 }
 
+std::string lock_file_kind_label(LockFileKind kind) {
+    switch (kind) {
+        case LockFileKind::pylock:
+            return "PEP 751 lock file";
+        case LockFileKind::uv_lock:
+            return "uv lock";
+        case LockFileKind::aitk:
+            break;
+    }
+    return "lockfile";
+}
+
 LockReadOptions lock_read_options(const InputSelection& selection, const std::string& host_os,
                                   const std::string& host_arch) {
     LockReadOptions options;

@@ -9,6 +9,7 @@
 #include "aitk/app/lock.hpp"
 #include "aitk/app/machine.hpp"
 #include "aitk/app/native_check.hpp"
+#include "aitk/app/project_folder.hpp"
 #include "aitk/app/torch_choice.hpp"
 #include "aitk/fs/input_file.hpp"
 #include "aitk/pep/version.hpp"
@@ -23,6 +24,7 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
+#include "lock_project.hpp"
 
 namespace aitk::app {
 
@@ -148,13 +150,25 @@ std::optional<DoctorCheck> probe_problems_check(const platform::HardwareProbe& h
     return DoctorCheck{"probe", CheckStatus::warn, util::join(problems, "; ")};
 }
 
+// "extra 'cu128' of pyproject.toml:92": the project's source of `backend` on this machine, as
+// lock names it ("backend cu128: …" there).
+std::string backend_source(const project::ProjectInput& input, const Machine& machine,
+                           const std::string& backend) {
+    auto target = project::Target::parse(machine.target_id(backend));
+    if (!target) return {};
+    auto note = lock_detail::backend_note(input, *target);
+    const std::string prefix = "backend " + backend + ": ";
+    return note && note->starts_with(prefix) ? note->substr(prefix.size()) : std::string();
+}
+
 DoctorCheck backend_check(const DoctorReport& r) {
     const auto& c = r.choice;
     if (c.refused())
         return {"backend", CheckStatus::fail, c.reason + (c.fix.empty() ? "" : ". Fix: " + c.fix)};
     if (c.forced && !c.fix.empty())
         return {"backend", CheckStatus::warn, c.reason + ". Note: " + c.fix};
-    return {"backend", CheckStatus::ok, *c.backend + ": " + c.reason};
+    const std::string source = r.backend_source.empty() ? "" : " (" + r.backend_source + ")";
+    return {"backend", CheckStatus::ok, *c.backend + source + ": " + c.reason};
 }
 
 DoctorCheck platform_check(const platform::HostInfo& host, const platform::Tables& tables) {
@@ -375,6 +389,7 @@ DoctorReport run_doctor(const DoctorOptions& options) {
     DoctorReport r;
     Wanted wanted = read_wanted(options, *tables);
     std::optional<lock::Lockfile> lock;
+    std::optional<project::ProjectInput> input;
     if (options.lockfile) {
         auto path = options.cwd / *options.lockfile;
         // A pylock.toml: every build it offers this machine's platform, judged as targets.
@@ -392,10 +407,16 @@ DoctorReport run_doctor(const DoctorOptions& options) {
             !options.manifest.empty()) {
             selection.manifest = options.manifest;
         }
-        auto input = load_project_input(selection, options.cwd, options.probe.env);
-        auto pins = project::torch_pins(input);
+        // The backend needs only the torch sources: a project's dynamic dependencies stay
+        // unread (no build backend runs for doctor).
+        selection.pyproject.dynamic_may_stay_unread = true;
+        input = load_project_input(selection, options.cwd, options.probe.env);
+        // AI Toolkit's hardware profiles (FLUX LoRA, …) say nothing about a project's own
+        // pyproject.toml: a manifest's profiles, or none.
+        if (reads_pyproject(selection, options.cwd)) wanted.profiles.clear();
+        auto pins = project::torch_pins(*input);
         if (!pins) throw pins.error().to_error();
-        wanted.request = backend_request(input, *pins, machine);
+        wanted.request = backend_request(*input, *pins, machine_for(*input, machine));
     }
 
     r.host = machine.host;
@@ -414,6 +435,11 @@ DoctorReport run_doctor(const DoctorOptions& options) {
     }
     r.preferred_backends = wanted.request.preferred;
     r.choice = platform::choose_backend(r.host, r.hardware, wanted.request, *tables);
+    if (input) {
+        keep_listed_backends(*input, machine, r.choice);
+        r.input = input->described_as;
+        if (r.choice.backend) r.backend_source = backend_source(*input, machine, *r.choice.backend);
+    }
     if (lock) r.lock_targets = judge_lock_targets(*lock, machine);
     r.prefix = options.prefix;
     r.disk_free_bytes = platform::free_disk_bytes(options.prefix);
@@ -513,6 +539,8 @@ json DoctorReport::to_json() const {
     }
     j["gpus"] = std::move(gpus);
     j["nvidia"] = platform::to_json(hardware.nvidia);
+    j["input"] = input.empty() ? json(nullptr) : json(input);
+    j["backend_source"] = backend_source.empty() ? json(nullptr) : json(backend_source);
     j["torch"] = torch_version;
     j["preferred_backends"] = preferred_backends;
     j["backends"] = choice.candidates;

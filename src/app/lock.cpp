@@ -28,11 +28,14 @@
 #include "aitk/util/utf8.hpp"
 #include "hash_checks.hpp"
 #include "hash_downloads.hpp"
+#include "lock_project.hpp"
 #include "lock_sources.hpp"
 
 namespace aitk::app {
 namespace {
 
+using lock_detail::backend_note;
+using lock_detail::check_named_target;
 using lock_detail::complete_source;
 using lock_detail::direct_source;
 using lock_detail::direct_wheel;
@@ -41,10 +44,27 @@ using lock_detail::locked_commits;
 constexpr std::string_view default_index_url = "https://pypi.org/simple";
 constexpr std::string_view default_python = "3.12";
 
+// The X.Y a lock is made for when neither --python nor the input names one: 3.12, or the newest
+// the input's python requirement allows when it rules 3.12 out (a project on 3.13 only).
+std::string default_python_for(const project::ProjectInput& input) {
+    auto allowed = pep::SpecifierSet::parse(input.python_requires);
+    auto fits = [&](std::string_view minor) {
+        auto full = python::full_python_version(minor, python::standalone_builds());
+        if (!full) return false;
+        auto version = pep::Version::parse(*full);
+        return version && (!allowed || allowed->contains(*version, true));
+    };
+    if (input.python_requires.empty() || fits(default_python)) return std::string(default_python);
+    for (std::string_view minor : {"3.14", "3.13", "3.11", "3.10"}) {
+        if (fits(minor)) return std::string(minor);
+    }
+    return std::string(default_python);
+}
+
 // The full Python version the lock evaluates markers with.
 std::string choose_python(const LockRequest& request, const project::ProjectInput& input) {
     std::string wanted = request.python.value_or(
-        input.python_preferred.empty() ? std::string(default_python) : input.python_preferred);
+        input.python_preferred.empty() ? default_python_for(input) : input.python_preferred);
     auto full = python::full_python_version(wanted, python::standalone_builds());
     if (!full) {
         throw util::InputError("--python " + wanted + ": no known CPython " + wanted,
@@ -121,7 +141,12 @@ index::IndexRouting routing_for(const LockRequest& request, const project::Proje
     settings.torch_index_url = torch_index_url(request, input);
     RoutingDefaults defaults;
     if (!input.options.no_index) defaults.index_url = default_index_url;
-    return routing_from_settings(settings, torch_backend_of(target), defaults);
+    auto routing = routing_from_settings(settings, torch_backend_of(target), defaults);
+    // The rest of the family the input takes from the PyTorch index (triton, xformers).
+    for (const auto& name : input.backend_index_packages) {
+        if (!routing.is_torch_family(name)) routing.torch_family.push_back(name);
+    }
+    return routing;
 }
 
 std::vector<lock::LockedIndex> all_indexes(const LockRequest& request,
@@ -235,6 +260,11 @@ resolve::ResolveOptions resolve_options_for(
         }
     }
     options.constraints = constraints_for(input, target);
+    for (const auto* entry : input.overrides_for(target)) {
+        if (entry->line.requirement) {
+            options.overrides.push_back({*entry->line.requirement, entry->line.where.to_string()});
+        }
+    }
     if (!torch_constraint.empty()) {
         options.constraints.push_back(
             {*pep::Requirement::parse(torch_constraint),
@@ -449,6 +479,10 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
     }
     std::vector<std::string> notes;
     for (const auto& target : targets) {
+        if (auto note = backend_note(input, target))
+            notes.push_back(targets.size() == 1 ? *note : target.id() + ": " + *note);
+    }
+    for (const auto& target : targets) {
         auto locked = lock_target(session, request, input, target, python,
                                   previous && !request.upgrade ? &*previous : nullptr,
                                   inspector.get(), torch_constraint);
@@ -542,6 +576,9 @@ LockOutcome lock_input(Session& session, const LockRequest& request,
                        const project::ProjectInput& input) {
     LockOutcome outcome;
     outcome.notes = input.notes;
+    outcome.input = input.described_as;
+    outcome.selected_backend = input.selected_backend;
+    outcome.selected_backend_by = input.selected_backend_by;
     outcome.destination = request.output
                               ? fs::absolute_from(session.cwd(), *request.output)
                               : default_lock_output(request.input, session.cwd(), input.name);
@@ -559,7 +596,10 @@ LockOutcome lock_input(Session& session, const LockRequest& request,
     if (request.machine && request.targets.empty() && (named.empty() || request.this_machine)) {
         lock_for_machine(session, request, input, outcome);
     } else {
-        lock_targets(session, request, input, choose_targets(named), {}, outcome);
+        auto chosen = choose_targets(named);
+        for (const auto& target : chosen.targets)
+            check_named_target(input, target);
+        lock_targets(session, request, input, chosen, {}, outcome);
     }
     return outcome;
 }
@@ -567,7 +607,17 @@ LockOutcome lock_input(Session& session, const LockRequest& request,
 }  // namespace
 
 LockOutcome run_lock(Session& session, const LockRequest& request) {
-    const auto input = load_project_input(request.input, session.cwd(), session.environment());
+    // A project whose dependencies only its build backend knows is asked with the lock's Python
+    // (--python, else the default); --no-build leaves that to a problem naming the field.
+    auto python = python::full_python_version(request.python.value_or(std::string(default_python)),
+                                              python::standalone_builds());
+    const auto input =
+        load_project_input(request.input, session.cwd(), session.environment(),
+                           request.sources.inspect
+                               ? lock_detail::project_metadata_reader(
+                                     session, request, python.value_or(std::string(default_python)))
+                               : ProjectMetadataReader{});
+    if (request.on_input) request.on_input(input.described_as);
     check_lock_name(input);
     if (input.concealed.empty()) return lock_input(session, request, input);
     LockOutcome outcome;
@@ -600,6 +650,7 @@ nlohmann::json LockOutcome::to_json() const {
             {"target_reason",
              target_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(target_reason)},
             {"passed_over", passed_over},
+            {"input", input},
             {"targets", targets},
             {"notes", notes}};
 }

@@ -161,6 +161,7 @@ LockRequest lock_request_for(const Session& session, const SetupRequest& request
     lock_request.python = python_to_lock_for(session, request);
     lock_request.indexes = request.indexes;
     lock_request.sources.inspect = request.build_sources;
+    lock_request.on_input = request.on_input;
     return lock_request;
 }
 
@@ -174,6 +175,9 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
                               std::map<std::string, std::string>& backend_origin) {
     if (request.lockfile) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
+        outcome.input = util::utf8_of(outcome.lockfile.filename()) + " (" +
+                        lock_file_kind_label(lock_file_kind(outcome.lockfile)) + ")";
+        if (request.on_input) request.on_input(outcome.input);
         auto options = lock_read_options(request.input, request.machine.os, request.machine.arch);
         if (request.target) options.targets = {*request.target};
         // Only another tool's lock file is converted for a Python; a lockfile's targets name
@@ -196,6 +200,9 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
     }
     auto locked = run_lock(session, lock_request);
     outcome.lockfile = locked.destination;
+    outcome.input = locked.input;
+    outcome.selected_backend = locked.selected_backend;
+    outcome.selected_backend_by = locked.selected_backend_by;
     outcome.notes = locked.notes;
     outcome.target_reason = locked.target_reason;
     return std::move(locked.lockfile);
@@ -204,9 +211,9 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
 // Stage 2: the target this machine runs. For another tool's lock file (pylock.toml, uv.lock)
 // the way out is another choice of its extras (or another file), not another lock command.
 const lock::LockedTarget& choose_target(const lock::Lockfile& lockfile, const SetupRequest& request,
-                                        std::string& judged) {
+                                        const Machine& machine, std::string& judged) {
     try {
-        return choose_lock_target(lockfile, request.machine, judged, request.target);
+        return choose_lock_target(lockfile, machine, judged, request.target);
     } catch (const resolve::Unsatisfiable& refused) {
         if (!request.lockfile || lock_file_kind(*request.lockfile) == LockFileKind::aitk) throw;
         std::string fix =
@@ -324,7 +331,12 @@ SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
     stages.mark("lock");
 
     std::string judged;  // stage 2: the target this machine runs, and its interpreter
-    const auto& target = choose_target(lockfile, request, judged);
+    Machine machine = request.machine;
+    if (outcome.selected_backend) {  // --extra cu128: as --backend cu128 (checked by the lock)
+        machine.forced_backend = outcome.selected_backend;
+        machine.forced_by = outcome.selected_backend_by;
+    }
+    const auto& target = choose_target(lockfile, request, machine, judged);
     if (outcome.target_reason.empty()) outcome.target_reason = judged;
     outcome.target = target.id;
     if (auto origin = backend_origin.find(target.id); origin != backend_origin.end()) {
@@ -375,7 +387,8 @@ nlohmann::json SetupOutcome::to_json() const {
     nlohmann::json shim_paths = nlohmann::json::array();
     for (const auto& s : shims)
         shim_paths.push_back(util::utf8_of(s));
-    return {{"lockfile", util::utf8_of(lockfile)},
+    return {{"input", input},
+            {"lockfile", util::utf8_of(lockfile)},
             {"target", target},
             {"reason", target_reason},
             {"prefix", util::utf8_of(prefix)},
@@ -386,8 +399,9 @@ nlohmann::json SetupOutcome::to_json() const {
             {"notes", notes}};
 }
 
-std::string SetupOutcome::summary() const {
+std::string SetupOutcome::summary(bool with_input) const {
     std::string out;
+    if (with_input && !input.empty()) out += "input    " + input + "\n";
     out += "target   " + target + " (" + target_reason + ")\n";
     out += "prefix   " + util::utf8_of(prefix) + " (Python " + python + ")\n";
     out += "changes  " + std::to_string(sync.plan.install.size()) + " installed, " +

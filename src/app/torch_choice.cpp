@@ -151,6 +151,17 @@ platform::BackendRequest backend_request(const project::ProjectInput& input,
         // choose_host_builds.
         r.releases = platform::releases_allowing(*set, machine.tables);
     }
+    // A project's own list of builds (its backend sources) in the choice's order for the newest
+    // release it allows: stable builds before experimental ones.
+    if (input.only_listed_backends && !r.releases.empty()) {
+        if (const auto* release = machine.tables.release(r.releases.front())) {
+            std::stable_partition(r.preferred.begin(), r.preferred.end(), [&](const auto& b) {
+                return std::find(release->cuda_experimental.begin(),
+                                 release->cuda_experimental.end(),
+                                 b) == release->cuda_experimental.end();
+            });
+        }
+    }
     if (pins.backend) {
         r.fixed = pins.backend;
         r.fixed_by = pins.backend_by;
@@ -184,8 +195,75 @@ std::string release_constraint(const std::vector<platform::ReleaseKey>& releases
     return out;
 }
 
-HostChoice choose_host_builds(const project::ProjectInput& input, const Machine& machine) {
-    machine.require_target_os();
+Machine machine_for(const project::ProjectInput& input, const Machine& machine) {
+    if (!input.selected_backend) return machine;
+    if (machine.forced_backend && *machine.forced_backend != *input.selected_backend) {
+        throw util::InputError(machine.forced_by + " " + *machine.forced_backend + " and " +
+                                   input.selected_backend_by + " ask for two torch builds",
+                               "keep one of them");
+    }
+    Machine out = machine;
+    out.forced_backend = input.selected_backend;
+    out.forced_by = input.selected_backend_by;
+    return out;
+}
+
+void keep_listed_backends(const project::ProjectInput& input, const Machine& machine,
+                          platform::BackendChoice& choice) {
+    if (!input.only_listed_backends) return;
+    const auto listed_options = input.backends_for(machine.os, machine.arch);
+    if (listed_options.empty()) return;
+    std::vector<std::string> listed;
+    std::vector<std::string> described;
+    for (const auto* b : listed_options) {
+        listed.push_back(b->name);
+        described.push_back(b->name + (b->note.empty() ? "" : " (" + b->note + ")"));
+    }
+    auto is_listed = [&](const std::string& name) {
+        return std::find(listed.begin(), listed.end(), name) != listed.end();
+    };
+    // PyPI's macOS torch runs MPS; so does the cpu index's, which is the same build.
+    const bool mps_as_cpu = machine.os == "macos" && is_listed("cpu") && !is_listed("mps");
+    auto as_listed = [&](const std::string& name) {
+        return mps_as_cpu && name == "mps" ? std::string("cpu") : name;
+    };
+    std::vector<std::string> kept;
+    for (const auto& c : choice.candidates) {
+        const auto name = as_listed(c);
+        if (is_listed(name) && std::find(kept.begin(), kept.end(), name) == kept.end())
+            kept.push_back(name);
+    }
+    for (auto& pair : choice.pairs)
+        pair.backend = as_listed(pair.backend);
+    if (choice.refused()) return;  // the choice says why nothing runs
+    const std::string chosen = as_listed(*choice.backend);
+    if (is_listed(chosen)) {
+        if (chosen != *choice.backend) {
+            choice.reason += "; " + input.name + " takes torch for macOS from the cpu index → cpu";
+        }
+        choice.backend = chosen;
+        choice.candidates = kept;
+        return;
+    }
+    choice.reason += "; but " + input.name + " takes torch on " + machine.os + "-" + machine.arch +
+                     " only from " + util::join(described, ", ") + " → refused";
+    choice.backend.reset();
+    choice.candidates.clear();
+    choice.pairs.clear();
+    choice.fix =
+        "ask for one of the project's builds with --extra or --backend (add --force "
+        "when this machine cannot run it: " +
+        util::join(listed, ", ") + "), or add a source for " + chosen + " to the project";
+}
+
+HostChoice choose_host_builds(const project::ProjectInput& input, const Machine& given) {
+    given.require_target_os();
+    if (!input.allows_platform(given.os, given.arch)) {
+        throw resolve::Unsatisfiable(input.name + " is not for " + given.os + "-" + given.arch +
+                                         " (" + input.platforms_by + ")",
+                                     "lock it with --target for a platform it is for");
+    }
+    const Machine machine = machine_for(input, given);
     auto pins = project::torch_pins(input);
     if (!pins) throw pins.error().to_error();
     auto request = backend_request(input, *pins, machine);
@@ -210,6 +288,7 @@ HostChoice choose_host_builds(const project::ProjectInput& input, const Machine&
                             "this machine's driver and GPUs";
         out.choice.fix.clear();
     }
+    keep_listed_backends(input, machine, out.choice);
     if (out.choice.refused()) {
         throw resolve::Unsatisfiable("no build of the torch " + input.name +
                                          " asks for runs on this machine: " + out.choice.reason,

@@ -149,6 +149,7 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
 
     out << "\n";
     rep.heading("Torch backend");
+    if (!r.input.empty()) rep.row("input", r.input);
     std::string torch = r.torch_version;
     if (!r.preferred_backends.empty())
         torch += " (preferred " + util::join(r.preferred_backends, ", ") + ")";
@@ -157,6 +158,7 @@ void print_human(const app::DoctorReport& r, std::ostream& out, bool color) {
             r.choice.candidates.empty() ? "none" : util::join(r.choice.candidates, ", "));
     rep.row("backend", r.choice.backend ? *r.choice.backend + (r.choice.forced ? " (forced)" : "")
                                         : "none (refused)");
+    if (!r.backend_source.empty()) rep.row("source", r.backend_source);
     rep.row("reason", r.choice.reason);
     if (!r.choice.fix.empty()) rep.row("fix", r.choice.fix);
     if (r.lock_targets) {
@@ -190,6 +192,7 @@ struct DoctorArgs {
     std::vector<std::string> libcuda_child;
     std::string scan, os, system32;
     std::vector<std::string> search_path;
+    app::InputSelection selection;  // --extra … (add_install_selection_options)
 };
 
 void print_scan_human(const diag::ScanReport& r, std::ostream& out, bool color) {
@@ -295,6 +298,7 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
                        "Force a torch backend: cpu, cuXYZ, rocmX.Y, xpu, mps (auto = detect; env "
                        "AITK_ENV_TORCH_BACKEND)");
     doctor->add_flag("--force", args->force, "Accept a forced backend this machine cannot run");
+    add_install_selection_options(doctor, args->selection);
     doctor->add_flag("--refresh", args->refresh,
                      "Probe the hardware again instead of using the cached probe");
     // The libcuda child probe runs the binary itself in a separate process (see libcuda.hpp).
@@ -335,6 +339,7 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
         o.manifest = args->manifest;
         o.input = input_selection(args->manifest, args->requirements, args->env_file, args->project,
                                   false);
+        set_install_selection(o.input, args->selection);
         if (!args->lock.empty()) o.lockfile = util::path_from_utf8(args->lock);
         o.cwd = std::filesystem::current_path();
         o.prefix = util::path_from_utf8(args->prefix);

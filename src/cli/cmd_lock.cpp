@@ -74,8 +74,10 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
     f->excludes(from);
     add_install_selection_options(lock, a->selection);
     lock->add_option("--project", a->project_dir,
-                     "Project directory: the manifest's requirement files are read from here, "
-                     "and the lockfile goes to its lockfiles/ (default: the current directory)");
+                     "Project directory: without -m/-r/-f its pyproject.toml (else its "
+                     "requirements.txt) is the input; with -m the manifest's requirement files "
+                     "are read from here; the lockfile goes to its lockfiles/ (default: the "
+                     "current directory)");
     lock->add_option("-o,--output", a->output,
                      "Lockfile to write (default lockfiles/<name>.lock.yml)");
     lock->add_option("--target", a->targets,
@@ -127,6 +129,14 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.check = a->check;
         request.sources.inspect = !a->no_build;
         request.indexes = index_settings(globals);
+        // What was read comes first, as soon as it is read (setup's rule; cmd_setup.cpp).
+        bool announced = false;
+        if (!globals.json && globals.verbosity >= 0) {
+            request.on_input = [&announced](const std::string& input) {
+                std::cerr << "input: " << input << "\n" << std::flush;
+                announced = true;
+            };
+        }
         auto style = progress_style(globals);
         app::DownloadProgress progress(std::cerr, style, 0, 0);
         app::Session session(session_settings(globals, &progress));
@@ -142,6 +152,8 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         if (globals.json) {
             std::cout << outcome.to_json().dump(2) << "\n";
         } else if (globals.verbosity >= 0) {
+            if (!announced && !outcome.input.empty())
+                std::cerr << "input: " << outcome.input << "\n";
             for (const auto& note : outcome.notes)
                 std::cerr << (note.starts_with("warning: ") ? "" : "note: ") << note << "\n";
             if (a->check) {

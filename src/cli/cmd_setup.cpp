@@ -103,6 +103,15 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.smoke_test = !args->no_smoke_test;
         request.compile_bytecode = args->compile_bytecode;
         request.build_sources = !args->no_build;
+        // What setup reads is its first line, printed as soon as it is known (a failure later
+        // on still follows it); --json and --quiet keep stderr for errors.
+        bool announced = false;
+        if (!globals.json && globals.verbosity >= 0) {
+            request.on_input = [&announced](const std::string& input) {
+                std::cerr << "input: " << input << "\n" << std::flush;
+                announced = true;
+            };
+        }
         request.indexes = index_settings(globals);
 #ifdef _WIN32
         request.windows = true;
@@ -123,7 +132,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
             for (const auto& note : outcome.notes)
                 std::cerr << (note.starts_with("warning: ") ? "" : "note: ") << note << "\n";
         } else if (globals.verbosity >= 0) {
-            std::cerr << outcome.summary();
+            std::cerr << outcome.summary(!announced);
         }
         // Where the time went goes to stderr, beside --json's stdout too.
         if (globals.verbosity >= 1 && !args->dry_run) {

@@ -61,6 +61,9 @@ void add_install_selection_options(CLI::App* command, app::InputSelection& optio
     command->add_flag("--locked", options.locked,
                       "A uv.lock: exit 1 when it no longer matches the pyproject.toml beside it "
                       "(uv sync --locked); without it, a warning");
+    command->add_flag("--no-install-project", options.no_install_project,
+                      "A project's pyproject.toml: install its dependencies but not the project "
+                      "itself (otherwise installed editable when it has a build system)");
 }
 
 void set_install_selection(app::InputSelection& into, const app::InputSelection& from) {
@@ -69,6 +72,12 @@ void set_install_selection(app::InputSelection& into, const app::InputSelection&
     into.groups = from.groups;
     into.no_default_groups = from.no_default_groups;
     into.locked = from.locked;
+    into.no_install_project = from.no_install_project;
+    into.pyproject.extras = from.extras;
+    into.pyproject.all_extras = from.all_extras;
+    into.pyproject.groups = from.groups;
+    into.pyproject.no_default_groups = from.no_default_groups;
+    into.pyproject.install_project = !from.no_install_project;
 }
 
 app::DoctorOptions machine_options(const std::string& backend, bool force,

@@ -7,6 +7,7 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/util/utf8.hpp"
+#include "input_render.hpp"
 #include "manifest_sections.hpp"
 
 namespace aitk::project {
@@ -45,9 +46,18 @@ void add_lines(std::vector<InputRequirement>& into, const std::vector<Requiremen
         into.push_back({line, when});
 }
 
+std::string render(const RequirementsFile& file) {
+    return detail::render_lines(file.requirements, "") +
+           detail::render_lines(file.constraints, "-c ") + detail::render_options(file.options);
+}
+
+}  // namespace
+
+namespace detail {
+
 // What the lock depends on in a requirements file: its lines after ${VAR} expansion and its
 // options, in a fixed form (comments and layout do not count; text given in memory does).
-std::string render(const std::vector<RequirementLine>& lines, std::string_view prefix) {
+std::string render_lines(const std::vector<RequirementLine>& lines, std::string_view prefix) {
     std::string out;
     for (const auto& line : lines) {
         out += prefix;
@@ -60,7 +70,7 @@ std::string render(const std::vector<RequirementLine>& lines, std::string_view p
     return out;
 }
 
-std::string render(const RequirementsOptions& o) {
+std::string render_options(const RequirementsOptions& o) {
     std::string out;
     auto option = [&](std::string_view name, std::string_view value = {}) {
         out += name;
@@ -88,13 +98,13 @@ std::string render(const RequirementsOptions& o) {
     return out;
 }
 
-std::string render(const RequirementsFile& file) {
-    return render(file.requirements, "") + render(file.constraints, "-c ") + render(file.options);
-}
+namespace {
 
 bool is_torch_family(std::string_view name) {
     return name == "torch" || name == "torchvision" || name == "torchaudio";
 }
+
+}  // namespace
 
 // Unconditional plain torch/torchvision/torchaudio lines, so the backend choice knows the
 // release; the lines stay in `requirements`, so adding these again changes nothing.
@@ -113,7 +123,7 @@ void copy_torch_pins(const std::vector<InputRequirement>& requirements,
     }
 }
 
-}  // namespace
+}  // namespace detail
 
 std::vector<const InputRequirement*> ProjectInput::requirements_for(const Target& target) const {
     std::vector<const InputRequirement*> out;
@@ -130,6 +140,20 @@ std::vector<const InputRequirement*> ProjectInput::constraints_for(const Target&
         if (c.when.applies(target.os, target.arch, target.backend)) out.push_back(&c);
     }
     return out;
+}
+
+std::vector<const InputRequirement*> ProjectInput::overrides_for(const Target& target) const {
+    std::vector<const InputRequirement*> out;
+    for (const auto& o : overrides) {
+        if (o.when.applies(target.os, target.arch, target.backend)) out.push_back(&o);
+    }
+    return out;
+}
+
+bool ProjectInput::allows_platform(std::string_view os, std::string_view arch) const {
+    return platforms.empty() ||
+           std::any_of(platforms.begin(), platforms.end(),
+                       [&](const Applicability& a) { return a.applies(os, arch, {}); });
 }
 
 std::map<std::string, std::string> ProjectInput::environment_for(const Target& target) const {
@@ -210,7 +234,7 @@ Loaded<ProjectInput> from_manifest(const Manifest& manifest,
         std::vector<RequirementLine> lines;
         for (const auto& r : in.requirements)
             lines.push_back(r.line);
-        in.hashed_inputs.front().second = render(lines, "");
+        in.hashed_inputs.front().second = detail::render_lines(lines, "");
     }
     return in;
 }
@@ -224,7 +248,7 @@ ProjectInput from_requirements(const RequirementsFile& file, std::string name) {
     add_lines(in.requirements, file.requirements, {});
     add_lines(in.constraints, file.constraints, {});
     in.options = file.options;
-    copy_torch_pins(in.requirements, in.torch_packages);
+    detail::copy_torch_pins(in.requirements, in.torch_packages);
     in.hashed_inputs.emplace_back("requirements", render(file));
     return in;
 }
@@ -260,10 +284,11 @@ ProjectInput from_conda(const CondaImport& import, const CondaEnvironment& env) 
     for (const auto& [name, value] : import.variables)
         in.environment.push_back({name, value, {}, util::SourceLocation{env.file, 0, 0}});
     in.notes.insert(in.notes.end(), import.notes.begin(), import.notes.end());
-    copy_torch_pins(in.requirements, in.torch_packages);
+    detail::copy_torch_pins(in.requirements, in.torch_packages);
 
-    std::string rendered = render(import.requirements, "") + render(env.pip.constraints, "-c ") +
-                           render(import.pip_options);
+    std::string rendered = detail::render_lines(import.requirements, "") +
+                           detail::render_lines(env.pip.constraints, "-c ") +
+                           detail::render_options(import.pip_options);
     for (const auto& [name, value] : import.variables)
         rendered += name + "=" + value + "\n";
     in.hashed_inputs.emplace_back("environment", std::move(rendered));

@@ -74,12 +74,26 @@ void Solver::prepare_roots(std::span<const RootRequirement> roots) {
         }
         return *result;
     };
+    for (const auto& override_ : options_.overrides) {
+        auto& list = overrides_[override_.requirement.canonical_name()];
+        if (root_applies(override_)) list.push_back({&override_.requirement, &override_.origin});
+    }
+    std::set<std::string> overridden_roots;
+    auto add_root = [&](const Root& root) {
+        roots_.push_back(root);
+        const std::string name = root.requirement->canonical_name();
+        requested_.insert(name);
+        table_.note_root_specifier(name, root.requirement->specifier());
+    };
     for (const auto& root : roots) {
         if (!root_applies(root)) continue;
-        roots_.push_back({&root.requirement, &root.origin});
-        const std::string name = root.requirement.canonical_name();
-        requested_.insert(name);
-        table_.note_root_specifier(name, root.requirement.specifier());
+        auto it = overrides_.find(root.requirement.canonical_name());
+        if (it == overrides_.end()) {
+            add_root({&root.requirement, &root.origin});
+        } else if (overridden_roots.insert(it->first).second) {
+            for (const auto& override_ : it->second)
+                add_root(override_);
+        }
     }
     for (const auto& constraint : options_.constraints) {
         if (!root_applies(constraint)) continue;
@@ -109,6 +123,10 @@ void Solver::prepare_roots(std::span<const RootRequirement> roots) {
     for (const auto& [name, list] : constraints_) {
         for (const auto& constraint : list)
             take_url(constraint);
+    }
+    for (const auto& [name, list] : overrides_) {
+        for (const auto& override_ : list)
+            take_url(override_);
     }
 }
 
@@ -717,6 +735,23 @@ bool Solver::applies(const pep::Requirement& requirement, std::span<const std::s
     return *result;
 }
 
+std::vector<const pep::Requirement*> Solver::overridden(
+    std::vector<const pep::Requirement*> requirements) const {
+    if (overrides_.empty()) return requirements;
+    std::vector<const pep::Requirement*> out;
+    std::set<std::string> replaced;
+    for (const auto* r : requirements) {
+        auto it = overrides_.find(r->canonical_name());
+        if (it == overrides_.end()) {
+            out.push_back(r);
+        } else if (replaced.insert(it->first).second) {
+            for (const auto& override_ : it->second)
+                out.push_back(override_.requirement);
+        }
+    }
+    return out;
+}
+
 std::vector<const pep::Requirement*> Solver::requirements_of(PackageId base, std::size_t index,
                                                              const std::string& extra) {
     const DependencyInfo& metadata = table_.metadata(base, index);
@@ -729,7 +764,7 @@ std::vector<const pep::Requirement*> Solver::requirements_of(PackageId base, std
         for (const auto& r : metadata.requires_dist) {
             if (!r.marker() || applies(r, {}, where)) out.push_back(&r);
         }
-        return out;
+        return overridden(std::move(out));
     }
     const std::string extras[1] = {extra};
     for (const auto& r : metadata.requires_dist) {
@@ -741,7 +776,7 @@ std::vector<const pep::Requirement*> Solver::requirements_of(PackageId base, std
     if (!provides_extra(metadata, extra)) {
         warn(where + " does not provide the extra '" + extra + "'");
     }
-    return out;
+    return overridden(std::move(out));
 }
 
 void Solver::warn(std::string message) {

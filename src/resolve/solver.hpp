@@ -86,6 +86,9 @@ class Solver {
                                                          const std::string& extra);
     void warn(std::string message);
     void prepare_roots(std::span<const RootRequirement> roots);
+    // `requirements` with the overridden ones replaced by their overrides.
+    std::vector<const pep::Requirement*> overridden(
+        std::vector<const pep::Requirement*> requirements) const;
 
     Resolution result();
 
@@ -93,6 +96,9 @@ class Solver {
     PackageTable table_;
     std::vector<Root> roots_;
     std::map<std::string, std::vector<Root>> constraints_;  // by normalised name
+    // The overrides whose markers hold, by normalised name (an overridden name with none that
+    // holds maps to an empty list: its requirements are dropped).
+    std::map<std::string, std::vector<Root>> overrides_;
     std::set<std::string> requested_;
 
     std::vector<Incompatibility> incompatibilities_;

@@ -24,6 +24,8 @@ enum class LockFileKind {
 
 // By the file name, as PEP 751 and uv name their files; anything else is aitk-env's lockfile.
 LockFileKind lock_file_kind(const std::filesystem::path& path);
+// What `input:` lines call each kind: "lockfile", "PEP 751 lock file", "uv lock".
+std::string lock_file_kind_label(LockFileKind kind);
 
 // What a lock file that records several possible installs (pylock.toml, uv.lock) is converted
 // for. aitk-env's own lockfile records one selection, so it takes none of these but the targets.

@@ -62,6 +62,12 @@ struct DoctorReport {
     platform::HostInfo host;
     platform::HardwareProbe hardware;
     bool probe_from_cache = false;
+    // What the backend was judged for ("pyproject.toml (PEP 621 + tool.uv)"); empty for the
+    // built-in manifest's profiles alone and for -l.
+    std::string input;
+    // Where the input takes the chosen backend's torch from ("extra 'cu128' of
+    // pyproject.toml:92"); empty when the input lists no backend sources.
+    std::string backend_source;
     std::string torch_version;
     std::vector<std::string> preferred_backends;
     platform::BackendChoice choice;

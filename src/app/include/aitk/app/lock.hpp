@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ struct LockRequest {
     // Lock for the machine alone even when the inputs name targets (setup does).
     bool this_machine = false;
     SourceSettings sources;
+    // Told what the input is ("pyproject.toml (PEP 621 + tool.uv)") as soon as it is read, before
+    // resolving and downloading: setup prints it as the first line of its output.
+    std::function<void(const std::string&)> on_input;
 };
 
 struct LockOutcome {
@@ -71,6 +75,12 @@ struct LockOutcome {
     std::string stale_reason;
     lock::Lockfile lockfile;
     std::vector<std::string> notes;
+    // What the input was ("pyproject.toml (PEP 621 + tool.uv)"), for the first line of output.
+    std::string input;
+    // The backend the user chose through the input (--extra cu128): setup installs the lock's
+    // target as it would one named by --backend.
+    std::optional<std::string> selected_backend;
+    std::string selected_backend_by;
     // A lock for this machine: why its target, and the builds passed over on the way.
     std::string target_reason;
     std::vector<std::string> passed_over;
@@ -89,10 +99,20 @@ std::string read_lockfile_text(const std::filesystem::path& path, const std::str
 // naming the file (and line:column).
 lock::Lockfile read_lockfile(const std::filesystem::path& path, const std::string& label = {});
 
-// The input model for `request` (shared with setup): reads and validates the files.
+// A project's metadata as its build backend makes it (PEP 517 prepare_metadata_for_build_wheel
+// in the project's folder): the fields a pyproject.toml leaves dynamic.
+using ProjectMetadataReader =
+    std::function<pep::CoreMetadata(const std::filesystem::path& project_dir)>;
+
+// The input model for `request` (shared with setup and doctor): reads and validates the files.
+// With no input file named, the folder (`input.project_dir`, else `cwd`) decides what is read
+// (project_folder.hpp). A pyproject.toml whose dependencies are dynamic needs `read_metadata`
+// (lock's and setup's run the build backend; without it, --no-build, that is a problem naming
+// the field).
 project::ProjectInput load_project_input(const InputSelection& input,
                                          const std::filesystem::path& cwd,
-                                         const util::Environment& environment);
+                                         const util::Environment& environment,
+                                         const ProjectMetadataReader& read_metadata = {});
 
 // Where run_lock writes the lock when given no output: lock::default_lockfile_path under the
 // project folder, else under the working directory.

@@ -12,11 +12,12 @@
 
 #include "aitk/net/options.hpp"
 #include "aitk/net/url_rewrite.hpp"
+#include "aitk/project/pyproject.hpp"
 
 namespace aitk::app {
 
-// Which input; at most one of manifest / requirements / conda_file (none: the built-in
-// manifest).
+// Which input; at most one of manifest / requirements / conda_file (none: what the project's
+// folder holds, app/project_folder.hpp). `requirements` may name a pyproject.toml.
 struct InputSelection {
     std::optional<std::filesystem::path> manifest;
     std::optional<std::filesystem::path> requirements;
@@ -35,6 +36,10 @@ struct InputSelection {
     std::vector<std::string> groups;
     bool no_default_groups = false;
     bool locked = false;
+    // --no-install-project: a project's pyproject.toml without the project itself.
+    bool no_install_project = false;
+    // The same choices as the pyproject.toml reader takes them (set_install_selection fills it).
+    project::PyprojectSelection pyproject;
 };
 
 // Index options from the command line / environment. Set values override what the inputs say.

@@ -3,6 +3,7 @@
 // target this machine runs (explained; exit 3 when none) → interpreter → venv prefix → sync
 // (download, unpack, install) → shims → smoke test through the shim.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +36,18 @@ struct SetupRequest {
     // when its torch build runs here (or with --force), else refused; never replaced.
     std::optional<std::string> target;
     bool windows = false;
+    // Told what setup reads (LockRequest::on_input; "x.lock.yml (lockfile)" for -l) as soon as
+    // it is known, before the minutes of resolving and downloading.
+    std::function<void(const std::string&)> on_input;
 };
 
 struct SetupOutcome {
+    // What was read ("pyproject.toml (PEP 621 + tool.uv)", "x.lock.yml (lockfile)"): the first
+    // line of the summary.
+    std::string input;
+    // The backend the user chose through a pyproject.toml's extra or group (LockOutcome's).
+    std::optional<std::string> selected_backend;
+    std::string selected_backend_by;
     std::filesystem::path lockfile;
     std::string target;
     std::string target_reason;
@@ -49,7 +59,9 @@ struct SetupOutcome {
     std::vector<std::string> notes;
     std::string stages;  // each stage's time, for `-v` (Stopwatch::describe)
     nlohmann::json to_json() const;
-    std::string summary() const;  // for people: what was done and how to run things
+    // For people: what was done and how to run things; `with_input` false when on_input has
+    // printed the input already.
+    std::string summary(bool with_input = true) const;
 };
 
 // Throws util::InputError, resolve::Unsatisfiable, util::Error (smoke test failure: exit 1).

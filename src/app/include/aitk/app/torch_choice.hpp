@@ -38,8 +38,21 @@ struct HostChoice {
 };
 
 // The attempts for `input` on `machine`. Throws resolve::Unsatisfiable (exit 3) with the
-// reason and the fix when no build of the torch the input allows runs here.
+// reason and the fix when no build of the torch the input allows runs here, or when the input
+// is not for this machine's platform (uv's `environments`).
 HostChoice choose_host_builds(const project::ProjectInput& input, const Machine& machine);
+
+// `machine` as the input's selection sees it: the backend the user chose through the input
+// (--extra cu128 of a project whose cu128 extra takes torch from the cu128 index) counts as
+// --backend. Throws util::InputError when --backend names another one.
+Machine machine_for(const project::ProjectInput& input, const Machine& machine);
+
+// An input that lists every build it can use (project::ProjectInput::only_listed_backends):
+// where it lists any for this machine's OS/arch, `choice` keeps only those (on macOS the cpu
+// index's torch stands for PyPI's, which runs MPS), and is refused, with the input's builds in
+// the fix, when the build chosen is none of them.
+void keep_listed_backends(const project::ProjectInput& input, const Machine& machine,
+                          platform::BackendChoice& choice);
 
 // "torch>=2.7,<2.12,!=2.9.*": exactly `releases` (any order) among the releases of `tables`.
 std::string release_constraint(const std::vector<platform::ReleaseKey>& releases,

@@ -1,6 +1,7 @@
 #pragma once
 // One model for every kind of input `lock` and `setup` accept — a manifest, a requirements file,
-// a conda environment.yml — so that the resolver and the lockfile never care which it was.
+// a conda environment.yml, a project's pyproject.toml (pyproject.hpp) — so that the resolver and
+// the lockfile never care which it was.
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -33,13 +34,35 @@ struct ProjectInput {
     // from torch_packages): a conda snapshot's CUDA packages. `named_backend_by` says where.
     std::optional<std::string> named_backend;
     std::string named_backend_by;
+    // `backends` is every torch build the input can use (a pyproject.toml's backend sources): on
+    // an OS/arch where it lists any, no other build is chosen. Otherwise the list is a
+    // preference, and the machine may get another build of the same torch.
+    bool only_listed_backends = false;
+    // The backend the user's selection of the input names (--extra cu128 of a project whose cu128
+    // extra takes torch from the cu128 index): decided as --backend would be, and by
+    // `selected_backend_by` in messages.
+    std::optional<std::string> selected_backend;
+    std::string selected_backend_by;
+    // Packages beyond torch, torchvision and torchaudio that the input takes from the PyTorch
+    // backend index (triton, xformers): looked up on the target's backend index first.
+    std::vector<std::string> backend_index_packages;
+    // Where the input may be locked at all (uv's `environments`), by OS/arch; empty: anywhere.
+    // `platforms_by` names where it is said ("pyproject.toml:40:16 (tool.uv.environments)").
+    std::vector<Applicability> platforms;
+    std::string platforms_by;
     std::vector<InputRequirement> requirements;
     std::vector<InputRequirement> constraints;
+    // Requirements that replace every requirement on their package, the inputs' own and any
+    // dependency's (uv's override-dependencies); they add no package by themselves.
+    std::vector<InputRequirement> overrides;
     RequirementsOptions options;  // indexes, --pre, binary rules, from the inputs
     std::optional<std::string> torch_index_url;
     std::vector<EnvironmentVariable> environment;
     std::vector<std::string> default_targets;
     std::vector<std::string> notes;  // import notes (skipped conda packages, …)
+    // What the input is, for the first line of `setup`'s and `lock`'s output:
+    // "pyproject.toml (PEP 621 + tool.uv)".
+    std::string described_as;
     // What decides the lock, by label, in order: the manifest's text ("manifest"), and each
     // requirements input in a fixed rendering of its lines (after ${VAR} expansion), constraints
     // and options ("project:requirements.txt", "requirements", "environment"; the conda one
@@ -53,8 +76,11 @@ struct ProjectInput {
     // The requirements that apply to `target` (by `when`; markers are left to the resolver,
     // which evaluates them with marker_environment()).
     std::vector<const InputRequirement*> requirements_for(const Target& target) const;
-    // The same for the constraints.
+    // The same for the constraints, and for the overrides.
     std::vector<const InputRequirement*> constraints_for(const Target& target) const;
+    std::vector<const InputRequirement*> overrides_for(const Target& target) const;
+    // Whether `platforms` allows os/arch.
+    bool allows_platform(std::string_view os, std::string_view arch) const;
     // The environment variables for `target`, name → value (later entries win).
     std::map<std::string, std::string> environment_for(const Target& target) const;
     // The backends allowed for os/arch, in preference order.

@@ -42,6 +42,10 @@ struct ResolveOptions {
     bool upgrade_all = false;
     // Constraints (-c files): they limit versions but do not add packages.
     std::vector<RootRequirement> constraints;
+    // Overrides (uv's override-dependencies): wherever a root or a dependency requires a package
+    // named here, the overrides whose markers hold replace that requirement (none holding drops
+    // it). They add no package by themselves.
+    std::vector<RootRequirement> overrides;
     // Torch family held to one backend: a version of a package in `local_group` (normalised
     // names, or prefixes ending in '*') whose local label is set and differs from
     // `local_label` ("cu130") is not a candidate. Empty label: no rule.
@@ -54,10 +58,10 @@ struct ResolveOptions {
 struct ResolvedPackage {
     std::string name;  // normalised
     pep::Version version;
-    std::optional<std::string> url;      // for direct references
-    std::vector<std::string> extras;     // activated extras, sorted
+    std::optional<std::string> url;         // for direct references
+    std::vector<std::string> extras;        // activated extras, sorted
     std::vector<std::string> dependencies;  // names of resolved packages it needs, sorted
-    bool requested = false;              // named by a root requirement
+    bool requested = false;                 // named by a root requirement
 };
 
 struct Resolution {
