@@ -47,8 +47,16 @@ bool runs_natively(const HostInfo& host, const HardwareProbe& probe, std::string
     if (!cuda || !probe.nvidia) return false;
     const auto& nv = *probe.nvidia;
     if (nv.driver_version) {
-        if (const DriverVersion* shipped = tables.drivers.toolkit_driver(*cuda, host.os))
-            return *nv.driver_version >= *shipped;
+        if (const DriverVersion* shipped = tables.drivers.toolkit_driver(*cuda, host.os)) {
+            // A driver given as a branch ("580", an override) is compared as a branch: its
+            // releases ship at least that toolkit's driver (580.65.06).
+            const auto& have = nv.driver_version->components();
+            const auto& need = shipped->components();
+            for (std::size_t i = 0; i < have.size() && i < need.size(); ++i) {
+                if (have[i] != need[i]) return have[i] > need[i];
+            }
+            return true;
+        }
     }
     return nv.cuda_version && *nv.cuda_version >= *cuda;
 }

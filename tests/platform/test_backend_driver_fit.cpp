@@ -149,6 +149,12 @@ TEST(BackendDriverFit, RunsNatively) {
     EXPECT_TRUE(runs_natively(host, probe, "cu126", tables()));
     EXPECT_FALSE(runs_natively(host, probe, "cu128", tables()));
     EXPECT_FALSE(runs_natively(host, probe, "cpu", tables()));
+    // A branch (an override such as AITK_ENV_CUDA_DRIVER_VERSION=580) is compared as a branch.
+    Machine branch{.driver = "580"};
+    EXPECT_TRUE(runs_natively(host_of(branch), probe_of(branch), "cu130", tables()));
+    branch.driver = "570";
+    EXPECT_FALSE(runs_natively(host_of(branch), probe_of(branch), "cu130", tables()));
+    EXPECT_TRUE(runs_natively(host_of(branch), probe_of(branch), "cu128", tables()));
     // No toolkit driver listed (13.0 on Windows, 13.2 anywhere): the driver's CUDA level.
     Machine win{.os = OsKind::windows, .driver = "581.57", .cuda = "13.0"};
     EXPECT_TRUE(runs_natively(host_of(win), probe_of(win), "cu130", tables()));
