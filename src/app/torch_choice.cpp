@@ -386,17 +386,26 @@ LockTargetJudgement judge_lock_targets(const lock::Lockfile& lock, const Machine
         return out;
     }
 
-    std::optional<std::size_t> best;
+    // The targets that run, by preference; then the one rule of platform::rank_by_driver_fit
+    // (builds the driver runs natively before those that lean on minor-version compatibility).
+    std::vector<std::size_t> running;
     for (std::size_t i = 0; i < out.targets.size(); ++i) {
-        if (!out.targets[i].runs) continue;
-        const auto& t = lock.targets[i];
-        if (!best ||
-            preference_key(locked_build_backend(t, out.targets[i].torch), releases[i],
-                           machine.tables) <
-                preference_key(locked_build_backend(lock.targets[*best], out.targets[*best].torch),
-                               releases[*best], machine.tables)) {
-            best = i;
-        }
+        if (out.targets[i].runs) running.push_back(i);
+    }
+    auto key_of = [&](std::size_t i) {
+        return preference_key(locked_build_backend(lock.targets[i], out.targets[i].torch),
+                              releases[i], machine.tables);
+    };
+    std::stable_sort(running.begin(), running.end(),
+                     [&](std::size_t a, std::size_t b) { return key_of(a) < key_of(b); });
+    std::vector<std::string> builds;
+    for (std::size_t i : running)
+        builds.push_back(locked_build_backend(lock.targets[i], out.targets[i].torch));
+    std::optional<std::size_t> best;
+    if (!running.empty()) {
+        best = running[platform::rank_by_driver_fit(builds, machine.host, machine.hardware,
+                                                    machine.tables)
+                           .front()];
     }
     if (best) {
         std::vector<std::string> others;

@@ -13,7 +13,10 @@ BackendRequest BackendRequest::ai_toolkit_default() {
     return r;
 }
 
-std::optional<unsigned> cuda_family_of(std::string_view backend) {
+namespace {
+
+// "cu126" → 126: the toolkit's major and minor digits.
+std::optional<unsigned> cuda_number_of(std::string_view backend) {
     if (backend.size() < 4 || backend.size() > 5 || backend.substr(0, 2) != "cu")
         return std::nullopt;
     unsigned n = 0;
@@ -21,7 +24,64 @@ std::optional<unsigned> cuda_family_of(std::string_view backend) {
         if (!util::is_ascii_digit(c)) return std::nullopt;
         n = n * 10 + static_cast<unsigned>(c - '0');
     }
-    return n / 10;  // cu126 → 12, cu118 → 11, cu92 → 9
+    return n;
+}
+
+}  // namespace
+
+std::optional<unsigned> cuda_family_of(std::string_view backend) {
+    auto n = cuda_number_of(backend);
+    if (!n) return std::nullopt;
+    return *n / 10;  // cu126 → 12, cu118 → 11, cu92 → 9
+}
+
+std::optional<CudaVersion> cuda_version_of(std::string_view backend) {
+    auto n = cuda_number_of(backend);
+    if (!n) return std::nullopt;
+    return CudaVersion{*n / 10, *n % 10};  // cu126 → 12.6, cu130 → 13.0
+}
+
+bool runs_natively(const HostInfo& host, const HardwareProbe& probe, std::string_view backend,
+                   const Tables& tables) {
+    auto cuda = cuda_version_of(backend);
+    if (!cuda || !probe.nvidia) return false;
+    const auto& nv = *probe.nvidia;
+    if (nv.driver_version) {
+        if (const DriverVersion* shipped = tables.drivers.toolkit_driver(*cuda, host.os)) {
+            // A driver given as a branch ("580", an override) is compared as a branch: its
+            // releases ship at least that toolkit's driver (580.65.06).
+            const auto& have = nv.driver_version->components();
+            const auto& need = shipped->components();
+            for (std::size_t i = 0; i < have.size() && i < need.size(); ++i) {
+                if (have[i] != need[i]) return have[i] > need[i];
+            }
+            return true;
+        }
+    }
+    return nv.cuda_version && *nv.cuda_version >= *cuda;
+}
+
+std::vector<std::size_t> rank_by_driver_fit(const std::vector<std::string>& builds,
+                                            const HostInfo& host, const HardwareProbe& probe,
+                                            const Tables& tables) {
+    std::vector<std::size_t> order(builds.size());
+    std::vector<std::size_t> cuda_slots, native, compatible;
+    for (std::size_t i = 0; i < builds.size(); ++i) {
+        order[i] = i;
+        if (!cuda_family_of(builds[i])) continue;
+        cuda_slots.push_back(i);
+        (runs_natively(host, probe, builds[i], tables) ? native : compatible).push_back(i);
+    }
+    // Through compatibility the oldest toolkit first: it is the nearest to the driver.
+    std::stable_sort(compatible.begin(), compatible.end(), [&](std::size_t a, std::size_t b) {
+        return *cuda_version_of(builds[a]) < *cuda_version_of(builds[b]);
+    });
+    std::size_t slot = 0;
+    for (const auto* group : {&native, &compatible}) {
+        for (std::size_t i : *group)
+            order[cuda_slots[slot++]] = i;
+    }
+    return order;
 }
 
 namespace {
@@ -193,6 +253,57 @@ class Chooser {
         return "NVIDIA driver of unknown version (" + src + ")";
     }
 
+    // "driver 535.154.05", or "the driver (CUDA 12.2)" when only its CUDA level is known.
+    std::string driver_name() const {
+        if (probe_.nvidia && probe_.nvidia->driver_version)
+            return "driver " + probe_.nvidia->driver_version->text();
+        if (probe_.nvidia && probe_.nvidia->cuda_version)
+            return "the driver (CUDA " + probe_.nvidia->cuda_version->to_string() + ")";
+        return "the driver";
+    }
+
+    // The floor the driver is below for some GPU (a Blackwell card before R570), with the GPUs;
+    // nullptr when the driver knows every GPU (or the floors do not apply).
+    const ArchDriverFloor* driver_floor_missed(std::vector<std::string>* gpus = nullptr) const {
+        if (!probe_.nvidia) return nullptr;
+        const auto& nv = *probe_.nvidia;
+        const ArchDriverFloor* worst = nullptr;
+        for (std::size_t i = 0; i < nvidia_gpus_.size(); ++i) {
+            const auto& cc = nvidia_gpus_[i].compute_capability;
+            const ArchDriverFloor* floor = cc ? tables_.drivers.arch_floor(*cc) : nullptr;
+            if (!floor) continue;
+            const bool too_old =
+                nv.driver_version
+                    ? *nv.driver_version < floor->min_driver(host_.os)
+                    : nv.cuda_version && floor->cuda && *nv.cuda_version < *floor->cuda;
+            if (!too_old) continue;
+            if (gpus) gpus->push_back(gpu_label(i, nvidia_gpus_[i]));
+            if (!worst || worst->min_driver(host_.os) < floor->min_driver(host_.os)) worst = floor;
+        }
+        return worst;
+    }
+
+    // "≥ 570 (the first driver for Blackwell GPUs: GPU 0 (…, sm_120))"
+    std::string floor_words(const ArchDriverFloor& floor,
+                            const std::vector<std::string>& gpus) const {
+        return "≥ " + floor.min_driver(host_.os).text() + " (the first driver for " + floor.name +
+               " GPUs: " + util::join(gpus, ", ") + ")";
+    }
+
+    // The driver the build's toolkit shipped with, in words: "CUDA 12.6 came with 560.28.03".
+    std::string shipped_words(const std::string& backend) const {
+        auto cuda = cuda_version_of(backend);
+        if (!cuda) return backend;
+        const DriverVersion* shipped = tables_.drivers.toolkit_driver(*cuda, host_.os);
+        std::string out = "CUDA " + cuda->to_string();
+        if (shipped) return out + " came with " + shipped->text();
+        if (probe_.nvidia && probe_.nvidia->cuda_version) {
+            return out + " is newer than the driver's CUDA " +
+                   probe_.nvidia->cuda_version->to_string();
+        }
+        return out + "'s driver is not in aitk-env's table";
+    }
+
     // Whether the driver runs CUDA family `fam`; `why` says what is missing.
     bool driver_runs(unsigned fam, std::string& why) const {
         if (!probe_.nvidia) {
@@ -217,6 +328,12 @@ class Chooser {
         }
         if (!nv.driver_version && !nv.cuda_version) {
             why = "the driver's version is unknown";
+            return false;
+        }
+        // A GPU the driver does not know runs no CUDA build at all.
+        std::vector<std::string> gpus;
+        if (const ArchDriverFloor* floor = driver_floor_missed(&gpus)) {
+            why = "needs driver " + floor_words(*floor, gpus);
             return false;
         }
         return true;
@@ -256,6 +373,10 @@ class Chooser {
                     v.why = cov.unknown || nvidia_gpus_.empty()
                                 ? "driver is new enough; GPU coverage not checked"
                                 : "runs";
+                    if (!runs_natively(host_, probe_, backend, tables_)) {
+                        v.why += " (through CUDA minor-version compatibility: " +
+                                 shipped_words(backend) + ")";
+                    }
                 }
             }
         } else if (backend.rfind("rocm", 0) == 0) {
@@ -446,23 +567,27 @@ class Chooser {
             for (const auto& n : notes)
                 parts.push_back(n);
             if (!request_.preferred.empty()) parts.push_back("preferred order " + list_text(order));
-            std::string chosen_cuda;
+            std::vector<std::string> runnable;
             for (const auto& b : order) {
-                BackendVerdict v = evaluate(b);
-                c.verdicts.push_back(v);
-                if (v.runs) {
-                    c.candidates.push_back(b);
-                    if (chosen_cuda.empty()) chosen_cuda = b;
-                } else if (chosen_cuda.empty()) {
-                    parts.push_back(b + " " + v.why);
-                }
+                c.verdicts.push_back(evaluate(b));
+                if (c.verdicts.back().runs) runnable.push_back(b);
             }
-            if (chosen_cuda.empty()) {
+            if (runnable.empty()) {
+                for (const auto& v : c.verdicts)
+                    parts.push_back(v.backend + " " + v.why);
                 parts.back() += " → refused";
                 c.reason = util::join(parts, "; ");
                 c.fix = nvidia_fix(order);
                 return c;
             }
+            for (std::size_t i : rank_by_driver_fit(runnable, host_, probe_, tables_))
+                c.candidates.push_back(runnable[i]);
+            const std::string chosen_cuda = c.candidates.front();
+            for (const auto& v : c.verdicts) {
+                if (v.backend == chosen_cuda) break;
+                if (!v.runs) parts.push_back(v.backend + " " + v.why);
+            }
+            if (auto note = driver_fit_note(runnable, chosen_cuda)) parts.push_back(*note);
             parts.push_back(coverage_words(chosen_cuda) + " → " + chosen_cuda);
             c.backend = chosen_cuda;
         } else if (probe_.nvidia) {
@@ -531,6 +656,32 @@ class Chooser {
         return c;
     }
 
+    // Why `chosen` is taken over builds the preference puts first, or that it leans on
+    // minor-version compatibility; nullopt when the driver runs it natively and nothing was
+    // passed over.
+    std::optional<std::string> driver_fit_note(const std::vector<std::string>& runnable,
+                                               const std::string& chosen) const {
+        if (!cuda_family_of(chosen)) return std::nullopt;
+        if (!runs_natively(host_, probe_, chosen, tables_)) {
+            std::string note = chosen + ": runs on " + driver_name() +
+                               " through CUDA minor-version compatibility (" +
+                               shipped_words(chosen) + ")";
+            if (runnable.size() > 1) {
+                note += "; no build here runs natively, so the one nearest the driver comes first";
+            }
+            return note;
+        }
+        std::vector<std::string> passed;
+        for (const auto& b : runnable) {
+            if (b == chosen) break;
+            passed.push_back(b + " (" + shipped_words(b) + ")");
+        }
+        if (passed.empty()) return std::nullopt;
+        return util::join(passed, ", ") + (passed.size() == 1 ? " runs" : " run") + " on " +
+               driver_name() + " only through CUDA minor-version compatibility, so " + chosen +
+               ", which it runs natively, comes first";
+    }
+
     std::string coverage_words(const std::string& backend) const {
         if (nvidia_gpus_.empty()) {
             return "no GPU is listed, so compute capability is not checked (set "
@@ -569,19 +720,29 @@ class Chooser {
         if (!probe_.nvidia) {
             return "install the NVIDIA driver (" + min_driver_hint(order) + ")" + cpu;
         }
-        // Builds that have kernels for every GPU but need a newer driver.
+        // Builds that have kernels for every GPU but need a newer driver: for their CUDA family,
+        // or because the driver does not know a GPU (a Blackwell card needs R570).
+        std::vector<std::string> unknown_gpus;
+        const ArchDriverFloor* floor = driver_floor_missed(&unknown_gpus);
         std::optional<DriverVersion> needed;
         std::vector<std::string> covering;
-        std::optional<unsigned> needed_family;
+        std::string needed_words;
         for (const auto& b : order) {
             CoverageReport cov = check_coverage(nvidia_gpus_, b, key_, tables_.archs);
             if (!cov.all_covered) continue;
             covering.push_back(b);
             auto fam = cuda_family_of(b);
             const CudaFamily* family = fam ? tables_.drivers.family(*fam) : nullptr;
-            if (family && (!needed || family->min_driver(host_.os) < *needed)) {
-                needed = family->min_driver(host_.os);
-                needed_family = *fam;
+            if (!family) continue;
+            DriverVersion build_needs = family->min_driver(host_.os);
+            std::string words = "≥ " + build_needs.text() + " (CUDA " + family_text(*fam) + ")";
+            if (floor && build_needs < floor->min_driver(host_.os)) {
+                build_needs = floor->min_driver(host_.os);
+                words = floor_words(*floor, unknown_gpus);
+            }
+            if (!needed || build_needs < *needed) {
+                needed = build_needs;
+                needed_words = words;
             }
         }
         if (needed) {
@@ -593,8 +754,7 @@ class Chooser {
             std::string why = covering.size() == 1
                                   ? covering.front() + " is the only build of " + torch_text_
                                   : list_text(covering) + " are the builds of " + torch_text_;
-            return "update the driver to ≥ " + needed->text() + " (CUDA " +
-                   family_text(*needed_family) + "): " + why + " with kernels for " +
+            return "update the driver to " + needed_words + ": " + why + " with kernels for " +
                    (gpus.empty() ? std::string("these GPUs") : gpus) + cpu;
         }
         // No build of this release covers the GPUs: find the newest release with one that does

@@ -50,6 +50,25 @@ const CudaFamily* DriverTable::family(unsigned cuda_major) const {
     return nullptr;
 }
 
+const DriverVersion* DriverTable::toolkit_driver(const CudaVersion& cuda, OsKind os) const {
+    for (const auto& t : toolkit_drivers) {
+        if (t.cuda != cuda) continue;
+        const auto& driver = os == OsKind::windows ? t.windows_driver : t.linux_driver;
+        return driver ? &*driver : nullptr;
+    }
+    return nullptr;
+}
+
+const ArchDriverFloor* DriverTable::arch_floor(const ComputeCapability& cc) const {
+    for (const auto& f : arch_floors) {
+        if (std::find(f.capability_majors.begin(), f.capability_majors.end(), cc.major) !=
+            f.capability_majors.end()) {
+            return &f;
+        }
+    }
+    return nullptr;
+}
+
 std::optional<unsigned> DriverTable::newest_family(const DriverVersion& driver, OsKind os) const {
     std::optional<unsigned> best;
     for (const auto& f : families) {
@@ -330,6 +349,43 @@ Parsed<DriverTable> parse_driver_table(std::string_view yaml, std::string_view n
                             r.parsed(t["windows"], path + ".windows", DriverVersion::parse(*w));
                     }
                     table.toolkit_drivers.push_back(std::move(td));
+                }
+            }
+            YAML::Node floors = r.child(root, "arch_min_drivers", "", false);
+            if (floors.IsDefined()) {
+                if (!floors.IsSequence()) r.fail(floors, "arch_min_drivers", "expected a list");
+                for (std::size_t i = 0; i < floors.size(); ++i) {
+                    std::string path = "arch_min_drivers[" + std::to_string(i) + "]";
+                    const YAML::Node a = floors[i];
+                    ArchDriverFloor floor;
+                    floor.name = r.required_string(a, "name", path);
+                    const std::string mpath = path + ".compute_capability_majors";
+                    const auto majors = r.string_list(a, "compute_capability_majors", path, true);
+                    for (std::size_t k = 0; k < majors.size(); ++k) {
+                        const YAML::Node node = a["compute_capability_majors"][k];
+                        const auto cc = r.parsed(node, mpath + "[" + std::to_string(k) + "]",
+                                                 ComputeCapability::parse(majors[k] + ".0"));
+                        if (table.arch_floor(cc) ||
+                            std::find(floor.capability_majors.begin(),
+                                      floor.capability_majors.end(),
+                                      cc.major) != floor.capability_majors.end()) {
+                            r.fail(node, mpath,
+                                   "compute capability " + majors[k] + ".x is listed twice");
+                        }
+                        floor.capability_majors.push_back(cc.major);
+                    }
+                    const YAML::Node mins = r.child(a, "min_driver", path, true);
+                    const std::string dpath = path + ".min_driver";
+                    floor.linux_min_driver =
+                        r.parsed(mins["linux"], dpath + ".linux",
+                                 DriverVersion::parse(r.required_string(mins, "linux", dpath)));
+                    floor.windows_min_driver =
+                        r.parsed(mins["windows"], dpath + ".windows",
+                                 DriverVersion::parse(r.required_string(mins, "windows", dpath)));
+                    if (auto c = r.optional_string(a, "cuda", path))
+                        floor.cuda = r.parsed(a["cuda"], path + ".cuda", CudaVersion::parse(*c));
+                    floor.source = r.required_string(a, "source", path);
+                    table.arch_floors.push_back(std::move(floor));
                 }
             }
             return table;

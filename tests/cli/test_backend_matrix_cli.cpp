@@ -264,7 +264,8 @@ TEST_F(BackendMatrixCli, TheAiToolkitManifest) {
 TEST_F(BackendMatrixCli, AKohyaStylePinnedFile) {
     const std::string asks = "torch==2.7.0+cu128 (" + path("kohya.txt") + ":4:1) asks for cu128";
     check({{"d535-sm86", 0, "2.7.0+cu128", asks},
-           {"d560-sm120", 0, "2.7.0+cu128", asks},
+           // Issue 29: no driver before R570 knows a Blackwell GPU (cu128 was installed).
+           {"d560-sm120", 3, "", "update the driver to ≥ 570 (the first driver for Blackwell GPUs"},
            {"d570-sm86", 0, "2.7.0+cu128", asks},
            {"d570-sm120", 0, "2.7.0+cu128", asks},
            {"d580-sm61", 3, "", "cu128 has no kernels for sm_61"},
@@ -281,14 +282,20 @@ TEST_F(BackendMatrixCli, AKohyaStylePinnedFile) {
 
 TEST_F(BackendMatrixCli, AnUnpinnedTorch) {
     check({{"d535-sm86", 0, "2.13.0+cu126", "torch 2.14: "},
-           {"d560-sm120", 0, "2.11.0+cu128", "torch 2.11: "},
+           // Issue 29: no build runs on a Blackwell GPU before R570 (2.11.0+cu128 was chosen).
+           {"d560-sm120", 3, "", "update the driver to ≥ 580 (CUDA 13.x)"},
            {"d570-sm86", 0, "2.13.0+cu126", "torch>=2.5 allows torch 2.15, 2.14"},
            {"d570-sm120", 0, "2.11.0+cu128", "is covered by cu128 → cu128"},
            {"d580-sm61", 0, "2.13.0+cu126", "cu132 has no kernels for sm_61"},
            {"d580-sm70", 0, "2.13.0+cu126", "cu130 has no kernels for sm_70"},
-           // cu132 (the newest build of 2.15 and 2.14) is not on this index: passed over.
-           {"d580-sm89", 0, "2.13.0+cu130", "1 build passed over"},
-           {"d580-sm90", 0, "2.13.0+cu130", "→ linux-x86_64-cu130"},
+           // Issue 29: cu132 runs on driver 580 (CUDA 13.0) only through minor-version
+           // compatibility, so cu130 is tried first (cu132, not on this index, was tried first
+           // and passed over).
+           {"d580-sm89", 0, "2.13.0+cu130",
+            "cu132 (CUDA 13.2 is newer than the driver's CUDA 13.0) runs on driver 580.65.06 only "
+            "through CUDA minor-version compatibility, so cu130, which it runs natively, comes "
+            "first"},
+           {"d580-sm90", 0, "2.13.0+cu130", "is covered by cu130 → cu130"},
            {"d580-sm61+sm120", 3, "", "has one build with kernels for every GPU"},
            {"no-gpu", 0, "2.13.0+cpu", "→ cpu"},
            {"amd-gfx1100", 0, "2.13.0+rocm7.2", "AMD GPU gfx1100 found"}},
@@ -298,7 +305,9 @@ TEST_F(BackendMatrixCli, AnUnpinnedTorch) {
 }
 
 TEST_F(BackendMatrixCli, ALerobotStyleTorchcodecFromPyPI) {
-    check({{"d535-sm86", 0, "2.11.0+cu128", "torch 2.11: "},
+    // Issue 29: on 535 neither cu126 nor cu128 runs natively; cu126 is nearer (cu128 before).
+    check({{"d535-sm86", 0, "2.11.0+cu126",
+            "cu126: runs on driver 535.154.05 through CUDA minor-version compatibility"},
            {"d570-sm86", 0, "2.11.0+cu128", "is covered by cu128 → cu128"},
            {"d570-sm120", 0, "2.11.0+cu128", "is covered by cu128 → cu128"},
            {"d580-sm61", 0, "2.11.0+cu126", "is covered by cu126 → cu126"},
@@ -327,7 +336,8 @@ TEST_F(BackendMatrixCli, ALockMadeElsewhere) {
     ASSERT_EQ(locked.exit_code, 0) << locked.err;
     const std::string runs = "this machine runs linux-x86_64-cu128 (torch 2.7.0+cu128): runs";
     check({{"d535-sm86", 0, "2.7.0+cu128", runs},
-           {"d560-sm120", 0, "2.7.0+cu128", runs},
+           // Issue 29: no driver before R570 knows a Blackwell GPU (it ran before).
+           {"d560-sm120", 3, "", "linux-x86_64-cu128 (torch 2.7.0+cu128): needs driver ≥ 570"},
            {"d570-sm86", 0, "2.7.0+cu128", runs},
            {"d570-sm120", 0, "2.7.0+cu128", runs},
            {"d580-sm61", 3, "", "linux-x86_64-cu128 (torch 2.7.0+cu128): has no kernels for sm_61"},
@@ -447,7 +457,9 @@ TEST_F(BackendMatrixCli, NoSilentCpuTorchOnAnRtx5090WithDriver560) {
     EXPECT_NE(lock.err.find(fix), std::string::npos) << lock.err;
     EXPECT_FALSE(std::filesystem::exists(path("mine.lock.yml")));
     auto mine = run("d560-sm120", {"lock", "-r", path("unpinned.txt"), "-o", path("m.lock.yml")});
-    EXPECT_EQ(mine.exit_code, 0) << mine.err;  // torch>=2.5: 2.11's cu128 runs here
+    // Issue 29: torch>=2.5 has no build that runs here either (2.11's cu128 needs driver 570).
+    EXPECT_EQ(mine.exit_code, 3) << mine.err;
+    EXPECT_FALSE(std::filesystem::exists(path("m.lock.yml")));
     auto pinned213 = run("d560-sm120", {"setup", "-m", path("manifest.yaml"), "-p", path("p")});
     EXPECT_EQ(pinned213.exit_code, 3) << pinned213.err;
     EXPECT_NE(pinned213.err.find(fix), std::string::npos) << pinned213.err;

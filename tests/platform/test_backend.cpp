@@ -153,7 +153,10 @@ const Scenario kScenarios[] = {
      nullptr,
      {},
      {"driver 560.35.03 (nvml) supports CUDA ≤ 12.x", "cu130 needs driver ≥ 580 (CUDA 13.x)",
-      "cu126 has no kernels for sm_120 (GPU 0, NVIDIA GeForce RTX 5090)", "→ refused"},
+      // Issue 29: no driver before R570 knows a Blackwell GPU, so cu126 misses that too.
+      "cu126 needs driver ≥ 570 (the first driver for Blackwell GPUs: GPU 0 (NVIDIA GeForce RTX "
+      "5090, sm_120)) and has no kernels for sm_120 (GPU 0, NVIDIA GeForce RTX 5090)",
+      "→ refused"},
      "update the driver to ≥ 580 (CUDA 13.x): cu130 is the only build of torch 2.13.0 with kernels "
      "for GPU 0 "
      "(NVIDIA GeForce RTX 5090, sm_120)"},

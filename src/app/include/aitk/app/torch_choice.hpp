@@ -59,9 +59,10 @@ std::string release_constraint(const std::vector<platform::ReleaseKey>& releases
                                const platform::Tables& tables);
 
 // Every target of `lock` judged here, and the best that runs (the machine's CUDA builds newest
-// first, stable before experimental, then ROCm, XPU, MPS; CPU only where no GPU would be left
-// idle, or when forced). `wanted`: --target, which is honoured or refused, never replaced; a
-// forced backend likewise.
+// first, stable before experimental, ordered by platform::rank_by_driver_fit (native builds
+// before those that run through minor-version compatibility, those oldest first), then ROCm,
+// XPU, MPS; CPU only where no GPU would be left idle, or when forced). `wanted`: --target, which is
+// honoured or refused, never replaced; a forced backend likewise.
 LockTargetJudgement judge_lock_targets(const lock::Lockfile& lock, const Machine& machine,
                                        const std::optional<std::string>& wanted = std::nullopt);
 

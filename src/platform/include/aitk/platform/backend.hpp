@@ -77,6 +77,24 @@ BackendChoice choose_backend(const HostInfo& host, const HardwareProbe& probe,
 
 // "cu126" → 12 (the CUDA major family); nullopt for other backends.
 std::optional<unsigned> cuda_family_of(std::string_view backend);
+// "cu126" → 12.6, "cu130" → 13.0 (the toolkit the build was made with); nullopt for others.
+std::optional<CudaVersion> cuda_version_of(std::string_view backend);
+
+// Whether this machine's driver runs CUDA build `backend` natively: it is at least the driver the
+// build's toolkit shipped with (cuda-drivers.yaml `toolkit_drivers`; where that is not listed,
+// the CUDA level the driver reports). A build of the driver's family that is not native runs only
+// through CUDA minor-version compatibility. False for non-CUDA builds and unknown drivers.
+bool runs_natively(const HostInfo& host, const HardwareProbe& probe, std::string_view backend,
+                   const Tables& tables);
+
+// The one rule that orders the builds that run here (data-sources.md §1): `builds`, best first by
+// the caller's preference, reordered so that the CUDA builds the driver runs natively come first,
+// in the caller's order, then those that run only through minor-version compatibility, the oldest
+// CUDA first (the build nearest the driver leans least on compatibility). Other builds keep their
+// places. Returns the indices of `builds` in the new order.
+std::vector<std::size_t> rank_by_driver_fit(const std::vector<std::string>& builds,
+                                            const HostInfo& host, const HardwareProbe& probe,
+                                            const Tables& tables);
 
 // Whether torch must use a GPU here: an NVIDIA GPU (or an overridden NVIDIA driver) or an AMD
 // GPU, and AITK_ENV_NO_GPU is not set. On such a machine CPU torch is chosen only when asked

@@ -39,11 +39,30 @@ struct ToolkitDriver {
     std::optional<DriverVersion> windows_driver;
 };
 
+// The oldest driver that knows a GPU architecture (Blackwell: R570). Below it no CUDA build runs
+// on such a GPU, whatever the build's family allows.
+struct ArchDriverFloor {
+    std::string name;                         // "Blackwell"
+    std::vector<unsigned> capability_majors;  // 10, 12
+    DriverVersion linux_min_driver;
+    DriverVersion windows_min_driver;
+    std::optional<CudaVersion> cuda;  // the CUDA level that driver reports (12.8)
+    std::string source;
+    const DriverVersion& min_driver(OsKind os) const {
+        return os == OsKind::windows ? windows_min_driver : linux_min_driver;
+    }
+};
+
 struct DriverTable {
     std::vector<CudaFamily> families;  // newest first
     std::vector<ToolkitDriver> toolkit_drivers;
+    std::vector<ArchDriverFloor> arch_floors;
 
     const CudaFamily* family(unsigned cuda_major) const;
+    // The driver CUDA toolkit `cuda` shipped with on `os` (nullptr: not in the table).
+    const DriverVersion* toolkit_driver(const CudaVersion& cuda, OsKind os) const;
+    // The driver floor of a GPU of capability `cc` (nullptr: none is listed).
+    const ArchDriverFloor* arch_floor(const ComputeCapability& cc) const;
     // The newest CUDA major family the driver runs (nullopt: older than every family).
     std::optional<unsigned> newest_family(const DriverVersion& driver, OsKind os) const;
 };
