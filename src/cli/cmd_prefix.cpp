@@ -49,7 +49,7 @@ Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     sync->add_option("-l,--lock", a->lock,
                      "Lockfile: aitk-env's, a uv.lock or a PEP 751 pylock.toml")
         ->required();
-    add_install_selection_options(sync, a->selection);
+    add_install_selection_options(sync, a->selection, /*reads_pyproject=*/false);
     sync->add_option("-p,--prefix", a->prefix, "Prefix (default .venv)");
     sync->add_option("--target", a->target,
                      "Lock target (default: the one the prefix was set up for)")

@@ -43,7 +43,8 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
     return s;
 }
 
-void add_install_selection_options(CLI::App* command, app::InputSelection& options) {
+void add_install_selection_options(CLI::App* command, app::InputSelection& options,
+                                   bool reads_pyproject) {
     command->add_option("--extra", options.extras,
                         "An extra to install, of a uv.lock, a pylock.toml or a project's "
                         "pyproject.toml (repeatable; default: none, except per target the extra "
@@ -61,6 +62,7 @@ void add_install_selection_options(CLI::App* command, app::InputSelection& optio
     command->add_flag("--locked", options.locked,
                       "A uv.lock: exit 1 when it no longer matches the pyproject.toml beside it "
                       "(uv sync --locked); without it, a warning");
+    if (!reads_pyproject) return;  // sync reads lock files only
     command->add_flag("--no-install-project", options.no_install_project,
                       "A project's pyproject.toml: install its dependencies but not the project "
                       "itself (otherwise installed editable when it has a build system)");

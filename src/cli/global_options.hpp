@@ -83,7 +83,10 @@ app::InputSelection input_selection(const std::string& manifest, const std::stri
 // --extra, --all-extras, --group, --no-default-groups and --locked (uv sync's names), as the
 // commands that install from an input recording several installs (uv.lock, pylock.toml, a
 // project's pyproject.toml) take them; `options` receives them.
-void add_install_selection_options(CLI::App* command, app::InputSelection& options);
+// `reads_pyproject`: the command reads a project's pyproject.toml too, so it takes
+// --no-install-project as well.
+void add_install_selection_options(CLI::App* command, app::InputSelection& options,
+                                   bool reads_pyproject = true);
 // What add_install_selection_options read into `from`, set on the input selection `into`.
 void set_install_selection(app::InputSelection& into, const app::InputSelection& from);
 

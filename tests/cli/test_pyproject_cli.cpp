@@ -216,10 +216,10 @@ class PyprojectCli : public ::testing::Test {
 // The four machines of the issue (the stand-in NVML describes each), and two more: each gets the
 // extra of the build it runs, the output says which extra of which line; nothing that runs is exit
 // 3 with the fix, never a silent CPU build. The choice is aitk-env's usual one
-// (docs/data-sources.md §1: NVIDIA's minor version compatibility, so every cu12x build runs on a
-// CUDA 12 driver ≥ 525.60.13): driver 535 and driver 560 run cu128, the newest CUDA 12 build; a GTX
-// 1080 (sm_61) runs only cu126 (cu128 and cu130 carry no kernels for it); a driver older than CUDA
-// 12 runs none.
+// (docs/data-sources.md §1): a build whose own toolkit driver the machine has comes first, newest
+// first; else the one nearest the driver that runs through minor-version compatibility (driver 535
+// runs cu126). A GTX 1080 (sm_61) runs only cu126 (cu128 and cu130 carry no kernels for it); a
+// Blackwell GPU needs an R570 driver, and a driver older than CUDA 12 runs nothing.
 TEST_F(PyprojectCli, EachMachineGetsTheExtraOfTheBuildItRuns) {
     struct Cell {
         std::string machine;
@@ -227,8 +227,7 @@ TEST_F(PyprojectCli, EachMachineGetsTheExtraOfTheBuildItRuns) {
     };
     for (const Cell& cell : std::vector<Cell>{{"no-gpu", "2.11.0+cpu"},
                                               {"d570-sm89", "2.11.0+cu128"},
-                                              {"d535-sm86", "2.11.0+cu128"},
-                                              {"d560-sm120", "2.11.0+cu128"},
+                                              {"d535-sm86", "2.11.0+cu126"},
                                               {"d580-sm61", "2.11.0+cu126"},
                                               {"d580-sm89", "2.11.0+cu130"}}) {
         SCOPED_TRACE(cell.machine);
@@ -243,11 +242,19 @@ TEST_F(PyprojectCli, EachMachineGetsTheExtraOfTheBuildItRuns) {
         EXPECT_EQ(planned(outcome, "cu128-helper"), backend == "cu128" ? "1.0" : "");
         EXPECT_EQ(planned(outcome, "devtool"), "1.0");  // uv's default group
     }
+    // An RTX 5090 on driver 560, which does not know Blackwell GPUs: exit 3 with the fix.
+    auto blackwell = dry_run("d560-sm120");
+    EXPECT_EQ(blackwell.exit_code, 3) << blackwell.err;
+    EXPECT_EQ(blackwell.out, "");
+    EXPECT_NE(blackwell.err.find("update the driver to ≥ 570 (the first driver for Blackwell GPUs"),
+              std::string::npos)
+        << blackwell.err;
     // An RTX 5090 on a driver older than CUDA 12: exit 3 and the fix, not the cpu extra.
     auto r = dry_run("d520-sm120");
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_EQ(r.out, "");
-    EXPECT_NE(r.err.find("update the driver to ≥ 525.60.13"), std::string::npos) << r.err;
+    // 570 both runs CUDA 12 and knows the GPU.
+    EXPECT_NE(r.err.find("update the driver to ≥ 570"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("driver 520.61.05 (nvml)"), std::string::npos) << r.err;  // detected
     EXPECT_NE(r.err.find("cu130, cu128 are the builds of torch 2.11.0"), std::string::npos)
         << r.err;
