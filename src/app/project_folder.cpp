@@ -2,7 +2,10 @@
 
 #include <system_error>
 
+#include "aitk/app/uv_lock_input.hpp"
 #include "aitk/fs/path.hpp"
+#include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 #include "aitk/project/pyproject.hpp"
 
 namespace aitk::app {
@@ -28,8 +31,8 @@ bool is_ai_toolkit_checkout(const std::filesystem::path& folder) {
 }  // namespace
 
 FolderInput decide_folder_input(const std::filesystem::path& folder) {
-    // A lockfile the project ships (uv.lock matching pyproject.toml, else pylock.toml) goes
-    // here, before everything else.
+    // A lockfile the project ships (uv.lock matching pyproject.toml, else pylock.toml) is
+    // setup's, before all of these: folder_lock_file.
     if (is_ai_toolkit_checkout(folder)) return {FolderInputKind::ai_toolkit_checkout, {}};
     const auto pyproject = folder / "pyproject.toml";
     if (is_file(pyproject)) {
@@ -41,6 +44,27 @@ FolderInput decide_folder_input(const std::filesystem::path& folder) {
     if (is_file(folder / "requirements.txt"))
         return {FolderInputKind::requirements, folder / "requirements.txt"};
     return {FolderInputKind::builtin_manifest, {}};
+}
+
+std::optional<std::filesystem::path> folder_lock_file(const std::filesystem::path& folder,
+                                                      bool locked, std::vector<std::string>& notes) {
+    const auto uv = uv_lock_status(folder);
+    if (uv.present && (uv.current || uv.unreadable)) return uv.path;
+    if (uv.present) {
+        if (locked) {
+            throw util::Error(util::ExitCode::failure,
+                              util::utf8_of(uv.path) +
+                                  " does not match the pyproject.toml beside it (" + uv.reason +
+                                  "); --locked refuses it",
+                              "run `uv lock` to update the lock, or drop --locked to read the "
+                              "pyproject.toml instead");
+        }
+        notes.push_back("uv.lock does not match pyproject.toml (" + uv.reason +
+                        "): reading pyproject.toml instead; run `uv lock` to update the lock, or "
+                        "pass -l uv.lock to install it as it is");
+    }
+    if (is_file(folder / "pylock.toml")) return folder / "pylock.toml";
+    return std::nullopt;
 }
 
 bool is_pyproject_file(const std::filesystem::path& path) {

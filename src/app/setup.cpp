@@ -5,6 +5,7 @@
 
 #include "aitk/app/any_lock.hpp"
 #include "aitk/app/bundle.hpp"
+#include "aitk/app/project_folder.hpp"
 #include "aitk/app/python_cmd.hpp"
 #include "aitk/app/torch_choice.hpp"
 #include "aitk/fs/file.hpp"
@@ -173,8 +174,17 @@ LockRequest lock_request_for(const Session& session, const SetupRequest& request
 // target which extra chose its torch build.
 lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, SetupOutcome& outcome,
                               std::map<std::string, std::string>& backend_origin) {
-    if (request.lockfile) {
-        outcome.lockfile = fs::absolute_from(session.cwd(), *request.lockfile);
+    std::optional<std::filesystem::path> lock_path = request.lockfile;
+    std::vector<std::string> folder_notes;
+    const auto& in = request.input;
+    if (!lock_path && !in.manifest && !in.requirements && !in.conda_file) {
+        // No input named: the lock file the project's folder ships comes first.
+        const auto folder = in.project_dir ? fs::absolute_from(session.cwd(), *in.project_dir)
+                                           : session.cwd();
+        lock_path = folder_lock_file(folder, in.locked, folder_notes);
+    }
+    if (lock_path) {
+        outcome.lockfile = fs::absolute_from(session.cwd(), *lock_path);
         outcome.input = util::utf8_of(outcome.lockfile.filename()) + " (" +
                         lock_file_kind_label(lock_file_kind(outcome.lockfile)) + ")";
         if (request.on_input) request.on_input(outcome.input);
@@ -187,6 +197,7 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
         }
         auto read = read_any_lock(outcome.lockfile, options);
         outcome.notes = std::move(read.notes);
+        outcome.notes.insert(outcome.notes.begin(), folder_notes.begin(), folder_notes.end());
         backend_origin = std::move(read.backend_origin);
         if (request.input.require_hashes)
             refuse_unhashed_locked_files(read.lock, util::utf8_of(outcome.lockfile));
@@ -203,7 +214,8 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
     outcome.input = locked.input;
     outcome.selected_backend = locked.selected_backend;
     outcome.selected_backend_by = locked.selected_backend_by;
-    outcome.notes = locked.notes;
+    outcome.notes = std::move(folder_notes);  // a stale uv.lock passed over, first
+    outcome.notes.insert(outcome.notes.end(), locked.notes.begin(), locked.notes.end());
     outcome.target_reason = locked.target_reason;
     return std::move(locked.lockfile);
 }

@@ -533,6 +533,7 @@ UvLockStatus uv_lock_status(const std::filesystem::path& project_dir) {
         }
         status.current = true;
     } catch (const util::Error& e) {
+        status.unreadable = true;
         status.reason = e.what();
     }
     return status;

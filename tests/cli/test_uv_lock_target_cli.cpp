@@ -240,5 +240,48 @@ TEST_F(UvLockTargetCli, AFileWithoutAHashIsExit2AtItsLineAndNothingIsMade) {
     EXPECT_FALSE(stdfs::exists(work.path() / "demo.lock.yml"));
 }
 
+// What `setup` reads in a project's folder (issue 29, item 5): the uv.lock the project ships,
+// when it matches its pyproject.toml, before the pyproject.toml itself; a stale one is exit 1
+// with --locked, as `uv sync --locked` is, and nothing is made.
+TEST_F(UvLockTargetCli, SetupInAProjectFolderReadsTheUvLockThatMatchesItsPyproject) {
+    const std::string pyproject = R"([project]
+name = "demo"
+version = "0.1.0"
+requires-python = ">=3.10"
+dependencies = ["numpy", "torch", "tqdm"]
+
+[tool.uv.sources]
+torch = { index = "pytorch-cpu" }
+
+[[tool.uv.index]]
+name = "pytorch-cpu"
+url = "https://download.pytorch.org/whl/cpu"
+explicit = true
+)";
+    fs::write_file_atomic(work.path() / "demo" / "pyproject.toml", pyproject);
+    std::vector<std::string> args = {"setup", "--project", path("demo"),
+                                     "-p",    path("env"), "--json"};
+    args.insert(args.end(), interpreter_args.begin(), interpreter_args.end());
+    auto done = run(args);
+    ASSERT_EQ(done.exit_code, 0) << done.err;
+    auto outcome = nlohmann::json::parse(done.out);
+    EXPECT_EQ(outcome["input"], "uv.lock (uv lock)") << done.out;
+    EXPECT_EQ(outcome["target"], host_target) << done.out;
+    EXPECT_EQ(installed("env"), host_set);
+
+    // The project asks for more than the lock recorded: --locked refuses it, nothing is made.
+    std::string stale = pyproject;
+    stale.replace(stale.find("\"tqdm\""), 6, "\"tqdm>=4.60\"");
+    fs::write_file_atomic(work.path() / "demo" / "pyproject.toml", stale);
+    args[4] = path("env2");
+    args.push_back("--locked");
+    auto refused = run(args);
+    EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+    EXPECT_NE(refused.err.find("does not match the pyproject.toml beside it"), std::string::npos)
+        << refused.err;
+    EXPECT_NE(refused.err.find("--locked refuses it"), std::string::npos) << refused.err;
+    EXPECT_FALSE(stdfs::exists(work.path() / "env2"));
+}
+
 }  // namespace
 }  // namespace aitk::test

@@ -11,6 +11,8 @@
 // A lockfile the project ships (a uv.lock that matches its pyproject.toml, else pylock.toml) is
 // decided here too, in front of these.
 #include <filesystem>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "aitk/app/settings.hpp"
@@ -32,6 +34,14 @@ struct FolderInput {
 // A pyproject.toml that cannot be read or parsed is the folder's input all the same (reading it
 // says what is wrong): a broken project file is never passed over for another input.
 FolderInput decide_folder_input(const std::filesystem::path& folder);
+
+// The lock file a project's folder ships, which `setup` installs before it reads any other input
+// of the folder (it is what a teammate installed): a uv.lock that matches the pyproject.toml
+// beside it (or that cannot be read: reading it again says why), else a pylock.toml. A uv.lock
+// that no longer matches is passed over for the pyproject.toml with a note in `notes`, or, with
+// `locked` (uv sync --locked), is exit 1.
+std::optional<std::filesystem::path> folder_lock_file(const std::filesystem::path& folder,
+                                                      bool locked, std::vector<std::string>& notes);
 
 // A file named pyproject.toml, as `-r` takes it (by its name, as `uv pip install -r` does).
 bool is_pyproject_file(const std::filesystem::path& path);

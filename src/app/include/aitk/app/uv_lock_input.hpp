@@ -70,6 +70,7 @@ UvLockInput read_uv_lock(const UvLockRequest& request);
 struct UvLockStatus {
     bool present = false;
     bool current = false;
+    bool unreadable = false;  // it cannot be read or parsed: `reason` says why
     std::filesystem::path path;
     std::string reason;
 };
