@@ -179,8 +179,8 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
     const auto& in = request.input;
     if (!lock_path && !in.manifest && !in.requirements && !in.conda_file) {
         // No input named: the lock file the project's folder ships comes first.
-        const auto folder = in.project_dir ? fs::absolute_from(session.cwd(), *in.project_dir)
-                                           : session.cwd();
+        const auto folder =
+            in.project_dir ? fs::absolute_from(session.cwd(), *in.project_dir) : session.cwd();
         lock_path = folder_lock_file(folder, in.locked, folder_notes);
     }
     if (lock_path) {
@@ -302,13 +302,38 @@ SyncRequest sync_request_for(const Session& session, const SetupRequest& request
 // Stage 4: sync. A failed first setup (a download that did not come) leaves no empty venv
 // behind that would look like an environment; an existing prefix stays as sync left it
 // (intact).
+// Removes everything under `folder` but `kept` (and the folders that lead to it).
+void remove_all_but(const std::filesystem::path& folder, const std::filesystem::path& kept) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> entries;
+    for (auto it = std::filesystem::directory_iterator(folder, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+        entries.push_back(it->path());
+    }
+    for (const auto& entry : entries) {
+        const auto rel = kept.lexically_relative(entry);
+        if (entry == kept) continue;
+        if (!rel.empty() && *rel.begin() != "..") {
+            remove_all_but(entry, kept);  // `kept` lies inside
+        } else {
+            std::filesystem::remove_all(entry, ec);
+        }
+    }
+}
+
 SyncOutcome sync_into(Session& session, const SyncRequest& sync,
                       const std::filesystem::path& prefix, const HeldPrefix& held) {
     try {
         return sync_prefix(session, sync);
     } catch (...) {
-        std::error_code ignored;
-        if (held.is_new) std::filesystem::remove_all(prefix, ignored);
+        if (held.is_new) {
+            // Windows cannot remove the prefix's lock file while this setup holds it open: the
+            // rest goes first, so no venv is left that would look like an environment; then
+            // the whole folder where the system allows it (POSIX).
+            if (held.lock) remove_all_but(prefix, held.lock->path());
+            std::error_code ignored;
+            std::filesystem::remove_all(prefix, ignored);
+        }
         throw;
     }
 }

@@ -170,7 +170,12 @@ TEST(Doctor, BadInputIsExitTwo) {
 
 TEST(Doctor, ManifestSetsTorchBackendsAndProfiles) {
     Machine m;
+    // An R570 driver, the first for Blackwell GPUs: 572.16 is its first Windows release.
+#ifdef _WIN32
+    m.nvml("driver=572.16\ncuda=12080\ngpu=NVIDIA GeForce RTX 5090|32607|12.0\n");
+#else
     m.nvml("driver=570.124.06\ncuda=12080\ngpu=NVIDIA GeForce RTX 5090|32607|12.0\n");
+#endif
     auto manifest = m.root.path / "manifest.yaml";
     write_file(
         manifest,
