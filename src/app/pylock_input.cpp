@@ -440,7 +440,8 @@ ReadLock lock_from_pylock(const lock::Pylock& pylock, const std::filesystem::pat
         wanted.push_back({Platform{target->os, target->arch}, target->backend});
     }
     std::vector<Platform> platforms;
-    for (const auto& [platform, backend] : wanted) {
+    for (const auto& want : wanted) {
+        const Platform& platform = want.first;
         if (std::none_of(platforms.begin(), platforms.end(),
                          [&](const Platform& p) { return p.id() == platform.id(); })) {
             platforms.push_back(platform);
