@@ -385,91 +385,148 @@ ProjectOutcome IndexClient::project_beyond_backend(std::string_view name) {
     return std::move(lookup(std::span<const std::string>(&one, 1), true).front());
 }
 
-std::vector<ProjectOutcome> IndexClient::lookup(std::span<const std::string> names,
-                                                bool beyond_backend) {
+std::vector<ProjectFiles> IndexClient::passed_over(std::string_view name) {
+    std::string one(name);
+    auto gathered = std::move(gather(std::span<const std::string>(&one, 1), false, Walk::all)[0]);
+    auto& listings = gathered.listings;
+    if (!listings.empty()) listings.erase(listings.begin());  // the one project() takes
+    return std::move(listings);
+}
+
+std::optional<ProjectFiles> IndexClient::listing_on(const IndexLocation& location,
+                                                    const std::string& project,
+                                                    const Page& page) const {
+    if (page.status != Page::Status::found) return std::nullopt;
+    ProjectFiles found;
+    found.project = project;
+    found.index = location;
+    found.page_url = net::redact_url(project_page_url(location, project));
+    found.origin = page.origin;
+    found.format = page.page->format;
+    found.api_version = page.page->api_version;
+    for (const auto& f : page.page->files) {
+        if (f.project() == project) found.files.push_back(f);
+    }
+    found.skipped = page.page->skipped;
+    // A flat page or folder "has" a project only through its files; a project page that exists
+    // lists it even when empty (under first-index that stops the search: no dependency
+    // confusion).
+    if (location.kind == IndexKind::find_links && found.files.empty()) return std::nullopt;
+    return found;
+}
+
+std::vector<IndexClient::Gathered> IndexClient::gather(std::span<const std::string> names,
+                                                       bool beyond_backend,
+                                                       std::optional<Walk> walk) {
     struct Lookup {
         std::string project;
-        std::vector<IndexLocation> candidates;
-        std::size_t next = 0;
-        std::optional<ProjectOutcome> outcome;
+        Walk walk = Walk::first;
+        std::size_t next = 0;  // Walk::first: the candidate asked now
+        bool done = false;
+        Gathered gathered;
     };
     std::vector<Lookup> lookups;
     lookups.reserve(names.size());
     for (const auto& name : names) {
         Lookup lookup;
         lookup.project = pep::canonicalize_name(name);
-        lookup.candidates = beyond_backend ? routing_.candidates_beyond_backend(lookup.project)
-                                           : routing_.candidates(lookup.project);
+        lookup.gathered.candidates = beyond_backend
+                                         ? routing_.candidates_beyond_backend(lookup.project)
+                                         : routing_.candidates(lookup.project);
+        lookup.walk = walk                                                 ? *walk
+                      : !beyond_backend && routing_.merges(lookup.project) ? Walk::all
+                                                                           : Walk::first;
         lookups.push_back(std::move(lookup));
     }
 
+    // Rounds: every page still unknown to any lookup is fetched together (in parallel), until
+    // each lookup has what it needs.
     for (;;) {
         std::vector<PageTask> wanted;
         std::set<std::string> wanted_urls;
+        auto page_of = [&](const IndexLocation& location, const std::string& project) {
+            const bool flat = location.kind == IndexKind::find_links;
+            if (flat && is_local_location(location.url)) load_local(location);
+            const std::string url = project_page_url(location, project);
+            const Page* page = known_page(url);
+            if (!page && wanted_urls.insert(url).second) {
+                wanted.push_back({url, flat ? std::string() : project});
+            }
+            return page;
+        };
         for (auto& lookup : lookups) {
-            while (!lookup.outcome && lookup.next < lookup.candidates.size()) {
-                const IndexLocation& location = lookup.candidates[lookup.next];
-                const bool flat = location.kind == IndexKind::find_links;
-                if (flat && is_local_location(location.url)) load_local(location);
-                const std::string url = project_page_url(location, lookup.project);
-                const Page* page = known_page(url);
-                if (!page) {
-                    if (wanted_urls.insert(url).second) {
-                        wanted.push_back({url, flat ? std::string() : lookup.project});
+            if (lookup.done) continue;
+            auto& gathered = lookup.gathered;
+            const auto& candidates = gathered.candidates;
+            if (lookup.walk == Walk::first) {
+                for (; lookup.next < candidates.size(); ++lookup.next) {
+                    const IndexLocation& location = candidates[lookup.next];
+                    const Page* page = page_of(location, lookup.project);
+                    if (!page) break;
+                    if (page->status == Page::Status::failed) {
+                        gathered.error = page->error;
+                        lookup.done = true;
+                        break;
                     }
-                    break;
+                    if (auto found = listing_on(location, lookup.project, *page)) {
+                        gathered.listings.push_back(std::move(*found));
+                        lookup.done = true;
+                        break;
+                    }
                 }
-                if (page->status == Page::Status::failed) {
-                    lookup.outcome = ProjectOutcome(util::Unexpected(page->error));
-                    break;
-                }
-                if (page->status == Page::Status::absent) {
-                    ++lookup.next;
-                    continue;
-                }
-                ProjectFiles found;
-                found.project = lookup.project;
-                found.index = location;
-                found.page_url = net::redact_url(url);
-                found.origin = page->origin;
-                found.format = page->page->format;
-                found.api_version = page->page->api_version;
-                for (const auto& f : page->page->files) {
-                    if (f.project() == lookup.project) found.files.push_back(f);
-                }
-                found.skipped = page->page->skipped;
-                // A flat page or folder "has" a project only through its files; a project
-                // page that exists stops the search even when empty (no dependency confusion).
-                if (flat && found.files.empty()) {
-                    ++lookup.next;
-                    continue;
-                }
-                lookup.outcome = ProjectOutcome(std::move(found));
+                if (lookup.next >= candidates.size()) lookup.done = true;
+                continue;
             }
-            if (!lookup.outcome && lookup.next >= lookup.candidates.size()) {
-                std::string message;
-                if (routing_.torch_backend_index && routing_.is_torch_core(lookup.project)) {
-                    message = "'" + lookup.project +
-                              "' is a core torch package, which is taken only from the torch "
-                              "backend index (" +
-                              describe_candidates(lookup.candidates) + "), and it is not there";
-                } else if (lookup.candidates.empty()) {
-                    message = "no index is configured to look up '" + lookup.project + "' on";
-                } else {
-                    message = "no index lists a project named '" + lookup.project +
-                              "' (looked at: " + describe_candidates(lookup.candidates) + ")";
+            bool known = true;
+            for (const auto& location : candidates)
+                known = page_of(location, lookup.project) != nullptr && known;
+            if (!known) continue;
+            for (const auto& location : candidates) {
+                const Page& page = *known_page(project_page_url(location, lookup.project));
+                if (page.status == Page::Status::failed) {
+                    if (!gathered.error) gathered.error = page.error;
+                } else if (auto found = listing_on(location, lookup.project, page)) {
+                    gathered.listings.push_back(std::move(*found));
                 }
-                lookup.outcome = ProjectOutcome(
-                    util::Unexpected(IndexError{IndexError::Kind::not_found, message, {}}));
             }
+            lookup.done = true;
         }
         if (wanted.empty()) break;
         fetch_pages(wanted);
     }
-    std::vector<ProjectOutcome> out;
+    std::vector<Gathered> out;
     out.reserve(lookups.size());
     for (auto& lookup : lookups)
-        out.push_back(std::move(*lookup.outcome));
+        out.push_back(std::move(lookup.gathered));
+    return out;
+}
+
+ProjectOutcome IndexClient::outcome_of(const std::string& project, Gathered gathered) const {
+    // A failing index (not a 404) is an error, never a reason to take another index's answer.
+    if (gathered.error) return ProjectOutcome(util::Unexpected(std::move(*gathered.error)));
+    if (!gathered.listings.empty()) return merge_listings(std::move(gathered.listings));
+    const auto& candidates = gathered.candidates;
+    std::string message;
+    if (routing_.torch_backend_index && routing_.is_torch_core(project)) {
+        message = "'" + project +
+                  "' is a core torch package, which is taken only from the torch backend index (" +
+                  describe_candidates(candidates) + "), and it is not there";
+    } else if (candidates.empty()) {
+        message = "no index is configured to look up '" + project + "' on";
+    } else {
+        message = "no index lists a project named '" + project +
+                  "' (looked at: " + describe_candidates(candidates) + ")";
+    }
+    return ProjectOutcome(util::Unexpected(IndexError{IndexError::Kind::not_found, message, {}}));
+}
+
+std::vector<ProjectOutcome> IndexClient::lookup(std::span<const std::string> names,
+                                                bool beyond_backend) {
+    auto gathered = gather(names, beyond_backend);
+    std::vector<ProjectOutcome> out;
+    out.reserve(gathered.size());
+    for (std::size_t i = 0; i < gathered.size(); ++i)
+        out.push_back(outcome_of(pep::canonicalize_name(names[i]), std::move(gathered[i])));
     return out;
 }
 

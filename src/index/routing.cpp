@@ -16,6 +16,30 @@ std::string_view to_string(IndexKind kind) noexcept {
     return "simple";
 }
 
+std::string_view to_string(IndexStrategy strategy) noexcept {
+    switch (strategy) {
+        case IndexStrategy::first_index:
+            return "first-index";
+        case IndexStrategy::unsafe_first_match:
+            return "unsafe-first-match";
+        case IndexStrategy::unsafe_best_match:
+            return "unsafe-best-match";
+    }
+    return "first-index";
+}
+
+std::optional<IndexStrategy> parse_index_strategy(std::string_view text) noexcept {
+    for (auto strategy : {IndexStrategy::first_index, IndexStrategy::unsafe_first_match,
+                          IndexStrategy::unsafe_best_match}) {
+        if (text == to_string(strategy)) return strategy;
+    }
+    return std::nullopt;
+}
+
+std::string_view index_strategy_names() noexcept {
+    return "first-index, unsafe-first-match or unsafe-best-match";
+}
+
 std::vector<std::string> default_torch_family() {
     return {"torch",      "torchvision", "torchaudio", "torchao",        "torchcodec",
             "torchtext",  "torchdata",   "torchrec",   "torchtune",      "torch-tensorrt",
@@ -82,6 +106,11 @@ bool IndexRouting::is_torch_family(std::string_view project) const {
 
 bool IndexRouting::is_torch_core(std::string_view project) const {
     return matches_any(torch_core, project) && matches_any(torch_family, project);
+}
+
+bool IndexRouting::merges(std::string_view project) const {
+    if (strategy == IndexStrategy::first_index) return false;
+    return !(torch_backend_index && is_torch_family(project));
 }
 
 std::vector<IndexLocation> IndexRouting::candidates(std::string_view project) const {

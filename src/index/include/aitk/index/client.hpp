@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,17 +51,34 @@ enum class PageOrigin {
 
 std::string_view to_string(PageOrigin origin) noexcept;
 
-// The files of one project, from the one index that provides it.
+// The files of one project: from the one index that provides it, or (under an unsafe-*
+// strategy) from every index that lists it, merged by merge_listings().
 struct ProjectFiles {
-    std::string project;  // PEP 503-normalised
-    IndexLocation index;
-    std::string page_url;  // redacted
+    std::string project;   // PEP 503-normalised
+    IndexLocation index;   // the first index (in the routing's order) that lists it
+    std::string page_url;  // redacted; of `index`
     PageOrigin origin = PageOrigin::network;
     PageFormat format = PageFormat::html;
     std::string api_version;
     std::vector<DistributionFile> files;
     std::vector<SkippedFile> skipped;
+    // Merged listings: every index that lists the project, in order (the first is `index`),
+    // and for each of `files` the position in `listed_on` of the index it came from. Both
+    // empty when every file is `index`'s.
+    std::vector<IndexLocation> listed_on;
+    std::vector<std::size_t> file_source;
+
+    // The position in `listed_on` of the index `files[file]` came from (0 when not merged),
+    // and that index.
+    std::size_t source_of(std::size_t file) const noexcept;
+    const IndexLocation& index_of(std::size_t file) const noexcept;
 };
+
+// The listings of one project on several indexes (non-empty, in the routing's order) as one:
+// every file of the first, and of each later one the files of versions no earlier one lists
+// (a version on several indexes is the first index's entry, as uv's unsafe-* strategies take
+// it: its files elsewhere are never considered, compatible or not).
+ProjectFiles merge_listings(std::vector<ProjectFiles> listings);
 
 using ProjectOutcome = util::Expected<ProjectFiles, IndexError>;
 
@@ -79,8 +97,13 @@ class IndexClient {
     // The same for many projects at once; each round fetches the pages of all of them in
     // parallel. One outcome per name, in order.
     std::vector<ProjectOutcome> projects(std::span<const std::string> names);
-    // `name` looked up beyond the torch backend index (IndexRouting::candidates_beyond_backend).
+    // `name` looked up beyond the torch backend index (IndexRouting::candidates_beyond_backend),
+    // as under first-index.
     ProjectOutcome project_beyond_backend(std::string_view name);
+    // For messages, where project() took the first index that lists `name` (first-index, the
+    // torch family): the listings of the candidate indexes after that one, which it passed
+    // over. Indexes that fail or do not list it are left out.
+    std::vector<ProjectFiles> passed_over(std::string_view name);
 
     MetadataOutcome metadata(const DistributionFile& file);
     std::vector<MetadataOutcome> metadata(std::span<const DistributionFile> files);
@@ -97,7 +120,20 @@ class IndexClient {
         std::string url;
         std::string project;  // parse filter: "" for find-links pages
     };
+    // How a lookup walks its candidates: up to the first index that lists the project, or
+    // through every one (the listings of all that list it, the first failure remembered).
+    enum class Walk { first, all };
+    struct Gathered {
+        std::vector<IndexLocation> candidates;
+        std::vector<ProjectFiles> listings;  // in the candidates' order
+        std::optional<IndexError> error;
+    };
+    std::vector<Gathered> gather(std::span<const std::string> names, bool beyond_backend,
+                                 std::optional<Walk> walk = std::nullopt);
     std::vector<ProjectOutcome> lookup(std::span<const std::string> names, bool beyond_backend);
+    ProjectOutcome outcome_of(const std::string& project, Gathered gathered) const;
+    std::optional<ProjectFiles> listing_on(const IndexLocation& location,
+                                           const std::string& project, const Page& page) const;
     void fetch_pages(const std::vector<PageTask>& tasks);
     void load_local(const IndexLocation& location);
     void settle_local_page(const PageTask& task, const std::filesystem::path& path);

@@ -1,8 +1,10 @@
 #pragma once
 // Which index a project is looked up on. A plain data structure (a manifest or the CLI fills
-// it): indexes are tried in order and the first that has the project wins, so a name squatted
-// on a later index can never shadow the real one (no dependency confusion); torch-family
-// projects come only from the torch backend index (one CUDA flavour for the whole family).
+// it): indexes are tried in order and, under first-index, the first that has the project wins,
+// so a name squatted on a later index can never shadow the real one (no dependency confusion);
+// the unsafe-* strategies gather the project's versions from every index, as pip does (and uv
+// when told to). Torch-family projects come only from the torch backend index (one CUDA
+// flavour for the whole family), under every strategy.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,20 @@ enum class IndexKind {
 
 std::string_view to_string(IndexKind kind) noexcept;
 
+// Which indexes a project's versions come from when several list it; uv's names and meanings
+// (docs/cli.md "Index strategy").
+enum class IndexStrategy {
+    first_index,         // the first index, in order, that lists the name; only its versions
+    unsafe_first_match,  // every index's versions; the first index's are tried before the next's
+    unsafe_best_match,   // every index's versions; the best version wins (pip's behaviour)
+};
+
+std::string_view to_string(IndexStrategy strategy) noexcept;
+// uv's spelling ("first-index", ...), exactly; nothing for anything else.
+std::optional<IndexStrategy> parse_index_strategy(std::string_view text) noexcept;
+// "first-index, unsafe-first-match or unsafe-best-match", for messages.
+std::string_view index_strategy_names() noexcept;
+
 struct IndexLocation {
     std::string name;  // for messages: "primary", "extra-index 1", "find-links", "torch cu126"
     std::string url;   // simple/torch: ends with '/'; find-links: a page URL or a folder
@@ -32,8 +48,10 @@ std::vector<std::string> default_torch_family();
 std::vector<std::string> default_torch_core();
 
 struct IndexRouting {
-    // Searched in order; the first index that lists files of the project wins.
+    // Searched in order: under first-index the first index that lists files of the project
+    // wins; under the others every one is asked, and the order breaks ties.
     std::vector<IndexLocation> indexes;
+    IndexStrategy strategy = IndexStrategy::first_index;
     // When set, the torch family's core is looked up here and nowhere else; the rest of the
     // family here first, then on `indexes`.
     std::optional<IndexLocation> torch_backend_index;
@@ -52,6 +70,9 @@ struct IndexRouting {
 
     bool is_torch_family(std::string_view project) const;
     bool is_torch_core(std::string_view project) const;
+    // Whether `project`'s versions are gathered from every candidate index: under an unsafe-*
+    // strategy, except for the torch family of a backend index (routed as under first-index).
+    bool merges(std::string_view project) const;
     // The indexes `project` may come from, in the order they are tried.
     std::vector<IndexLocation> candidates(std::string_view project) const;
     // The same without the torch backend index: where a family member the backend index has
