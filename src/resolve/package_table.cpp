@@ -121,8 +121,8 @@ void PackageTable::read_candidates(PackageInfo& base) {
                 {v, "built for " + v.local() + ", not " + options_.local_label});
             continue;
         }
-        candidates.push_back(
-            {std::move(offered.version), offered.yanked, std::move(offered.yanked_reason), false});
+        candidates.push_back({std::move(offered.version), offered.yanked,
+                              std::move(offered.yanked_reason), false, offered.index_rank});
     }
     std::stable_sort(candidates.begin(), candidates.end(),
                      [](const Candidate& a, const Candidate& b) { return a.version < b.version; });
@@ -130,6 +130,7 @@ void PackageTable::read_candidates(PackageInfo& base) {
     for (auto& c : candidates) {
         if (!base.candidates.empty() && base.candidates.back().version == c.version) {
             auto& kept = base.candidates.back();
+            kept.index_rank = std::min(kept.index_rank, c.index_rank);
             if (kept.yanked && !c.yanked) {
                 kept.yanked = false;
                 kept.yanked_reason.clear();

@@ -25,6 +25,7 @@ struct Candidate {
     // A direct reference whose version is only known once it is built: it matches requirements
     // without a specifier and nothing else.
     bool unknown_version = false;
+    std::size_t index_rank = 0;  // CandidateVersion::index_rank
 };
 
 // A version the source offers that the backend rule (local_group / local_label) removed.

@@ -504,7 +504,19 @@ std::optional<std::size_t> Solver::choose_version(PackageId package, const Versi
         if (allowed.contains(index)) return index;
     }
     if (auto locked = preferred(package); locked && allowed.contains(*locked)) return locked;
-    return allowed.highest();
+    // The newest version, unless ranks say the first index's versions come first
+    // (unsafe-first-match): then the newest of the lowest rank allowed.
+    const auto newest = allowed.highest();
+    const auto& candidates = table_.candidates(base);
+    if (candidates[*newest].index_rank == 0) return newest;
+    std::optional<std::size_t> best;
+    for (std::size_t i = candidates.size(); i-- > 0;) {
+        if (allowed.contains(i) &&
+            (!best || candidates[i].index_rank < candidates[*best].index_rank)) {
+            best = i;
+        }
+    }
+    return best;
 }
 
 // The candidate the lockfile had, unless the package is being upgraded.

@@ -2,6 +2,7 @@
 // What the resolver asks about packages, and nothing else: which versions of a project can be
 // installed on the target, and what a version depends on. The app layer answers from the
 // indexes (and caches); tests answer from memory. The resolver never sees HTTP.
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +21,10 @@ struct CandidateVersion {
     pep::Version version;
     bool yanked = false;  // PEP 592: chosen only when pinned with == / ===
     std::string yanked_reason;
+    // uv's unsafe-first-match: the position of the index the version comes from. The solver
+    // takes the newest allowed version of the lowest rank, so the first index's versions are
+    // exhausted before the next index's are tried. 0 for every version otherwise.
+    std::size_t index_rank = 0;
 };
 
 struct DependencyInfo {
