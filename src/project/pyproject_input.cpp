@@ -558,6 +558,7 @@ class Conversion {
         in_.options.find_links.insert(in_.options.find_links.end(), p_.uv.find_links.begin(),
                                       p_.uv.find_links.end());
         in_.options.no_index = p_.uv.no_index;
+        in_.index_strategy = p_.uv.index_strategy.empty() ? "first-index" : p_.uv.index_strategy;
         in_.options.pre = p_.uv.prerelease_allow;
         in_.options.no_binary = p_.uv.no_binary;
         in_.options.only_binary = p_.uv.only_binary;
@@ -595,6 +596,9 @@ class Conversion {
         std::string rendered =
             render_input_lines(in_.requirements, "") + render_input_lines(in_.constraints, "-c ") +
             render_input_lines(in_.overrides, "--override ") + detail::render_options(in_.options);
+        // uv's default strategy adds nothing, so that locks made before it was read stay current.
+        if (in_.index_strategy != "first-index")
+            rendered += "index-strategy " + in_.index_strategy + "\n";
         for (const auto& b : in_.backends)
             rendered += "backend " + b.name + " " + render(b.where) + "\n";
         for (const auto& name : in_.backend_index_packages)

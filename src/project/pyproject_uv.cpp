@@ -388,19 +388,23 @@ Problem read_conflicts(const TomlFile& f, const toml::node& node, UvSettings& ou
     return std::nullopt;
 }
 
-// index-strategy, resolution and prerelease: the values that match what aitk-env does.
+// index-strategy (uv's three), resolution and prerelease: the values that match what aitk-env
+// does.
 Problem read_strategy(const TomlFile& f, const std::string& key, const toml::node& value,
                       UvSettings& out) {
     auto text = f.string(value, "tool.uv." + key);
     if (!text) return std::move(text.error());
     const SourceLocation where = f.at(value);
     if (key == "index-strategy") {
-        if (*text != "first-index") {
-            out.refused.push_back({"tool.uv.index-strategy = \"" + *text + "\"", where,
-                                   "it takes a package from several indexes; aitk-env takes "
-                                   "each package from the first index that has it (uv's "
-                                   "first-index)"});
+        // uv's three strategies, which aitk-env follows (docs/cli.md "Index strategy").
+        if (*text != "first-index" && *text != "unsafe-first-match" &&
+            *text != "unsafe-best-match") {
+            return InputProblem{
+                where, "tool.uv.index-strategy = \"" + *text + "\" is not an index strategy",
+                "write \"first-index\", \"unsafe-first-match\" or "
+                "\"unsafe-best-match\" (uv's names)"};
         }
+        out.index_strategy = *text;
     } else if (key == "resolution") {
         if (*text != "highest") {
             out.refused.push_back({"tool.uv.resolution = \"" + *text + "\"", where,

@@ -265,11 +265,20 @@ TEST(Pyproject, UnsupportedKeysThatChangeTheInstallAreRefusedWithTheirPlace) {
     EXPECT_NE(problem.message.find("tool.uv.exclude-newer is not supported"), std::string::npos)
         << problem.message;
 
-    p = parsed(std::string(basic) + "[tool.uv]\nindex-strategy = \"unsafe-best-match\"\n");
-    problem = conversion_problem(p);
-    EXPECT_NE(problem.message.find("index-strategy = \"unsafe-best-match\""), std::string::npos);
-    // uv's own default strategy is aitk-env's.
-    converted(parsed(std::string(basic) + "[tool.uv]\nindex-strategy = \"first-index\"\n"));
+    // uv's index strategies are followed (issue 34); uv's default when none is named.
+    EXPECT_EQ(converted(parsed(basic)).index_strategy, "first-index");
+    for (const char* strategy : {"first-index", "unsafe-first-match", "unsafe-best-match"}) {
+        auto in = converted(
+            parsed(std::string(basic) + "[tool.uv]\nindex-strategy = \"" + strategy + "\"\n"));
+        EXPECT_EQ(in.index_strategy, strategy);
+    }
+    auto bad_strategy =
+        parse_problem(std::string(basic) + "[tool.uv]\nindex-strategy = \"best-match\"\n");
+    EXPECT_EQ(bad_strategy.where.to_string(), "pyproject.toml:19:18");
+    EXPECT_NE(bad_strategy.message.find("\"best-match\" is not an index strategy"),
+              std::string::npos)
+        << bad_strategy.message;
+    EXPECT_NE(bad_strategy.hint.find("\"unsafe-best-match\""), std::string::npos);
 
     // Keys that change nothing installed are a note.
     auto in =

@@ -41,16 +41,14 @@ TEST(PyprojectRealWorld, EveryUvProjectParsesAndConvertsOrNamesTheKey) {
     // What each refusal names: keys that change what gets installed, which aitk-env does not do.
     const std::map<std::string, std::string> refused = {
         {"NVIDIA-NeMo_Automodel", "tool.uv.extra-build-dependencies is not supported"},
-        {"NVIDIA-NeMo_Curator", "tool.uv.index-strategy = \"unsafe-best-match\" is not supported"},
         {"NVIDIA-NeMo_RL", "tool.uv.exclude-dependencies is not supported"},
         {"NovaSky-AI_SkyRL", "tool.uv.extra-build-dependencies is not supported"},
         {"PrimeIntellect-ai_prime-rl", "tool.uv.exclude-newer is not supported"},
         {"allenai_open-instruct", "tool.uv.extra-build-dependencies is not supported"},
         {"index-tts_index-tts", "tool.uv.extra-build-dependencies is not supported"},
-        {"invoke-ai_InvokeAI", "tool.uv.index-strategy = \"unsafe-best-match\" is not supported"},
-        {"jianchang512_pyvideotrans",
-         "tool.uv.index-strategy = \"unsafe-best-match\" is not supported"},
         {"m-bain_whisperX", "tool.uv.exclude-newer is not supported"},
+        // (NeMo Curator, InvokeAI and pyvideotrans convert: their index-strategy =
+        // "unsafe-best-match" is followed since issue 34.)
         // Its path source is a git submodule the copy does not hold.
         {"bmaltais_kohya_ss", "tool.uv.sources.library: the path sd-scripts does not exist"},
     };
@@ -74,6 +72,17 @@ TEST(PyprojectRealWorld, EveryUvProjectParsesAndConvertsOrNamesTheKey) {
         EXPECT_NE(in.error().message.find(it->second), std::string::npos) << in.error().describe();
         EXPECT_GT(in.error().where.line, 0u);
     }
+}
+
+TEST(PyprojectRealWorld, TheirIndexStrategyIsKept) {
+    for (const char* project :
+         {"NVIDIA-NeMo_Curator", "invoke-ai_InvokeAI", "jianchang512_pyvideotrans"}) {
+        EXPECT_EQ(converted(real(std::string(project) + "/pyproject.toml")).index_strategy,
+                  "unsafe-best-match")
+            << project;
+    }
+    EXPECT_EQ(converted(real("fishaudio_fish-speech/pyproject.toml")).index_strategy,
+              "first-index");
 }
 
 TEST(PyprojectRealWorld, FishSpeechAndNanochatChooseTheirExtraByBackend) {

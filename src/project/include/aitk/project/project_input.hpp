@@ -56,6 +56,12 @@ struct ProjectInput {
     // dependency's (uv's override-dependencies); they add no package by themselves.
     std::vector<InputRequirement> overrides;
     RequirementsOptions options;  // indexes, --pre, binary rules, from the inputs
+    // How the input's own tool takes a package listed on several of its indexes, in uv's words
+    // (docs/cli.md "Index strategy"): pip's "unsafe-best-match" (every index's versions, the
+    // best wins) for requirements files, environment.yml and manifests, whose indexes are in
+    // pip's order; a pyproject.toml's [tool.uv] index-strategy, else uv's "first-index", with
+    // its indexes in uv's order. --index-strategy overrides it.
+    std::string index_strategy = "unsafe-best-match";
     std::optional<std::string> torch_index_url;
     std::vector<EnvironmentVariable> environment;
     std::vector<std::string> default_targets;

@@ -102,6 +102,9 @@ struct UvSettings {
     std::vector<std::string> extra_index_urls;
     std::vector<std::string> find_links;
     bool no_index = false;
+    // index-strategy as written ("first-index", "unsafe-first-match", "unsafe-best-match");
+    // empty: unset (uv's default, first-index).
+    std::string index_strategy;
     bool prerelease_allow = false;
     std::vector<std::string> no_binary;          // normalised names or ":all:"
     std::vector<std::string> only_binary;        // normalised names or ":all:"
