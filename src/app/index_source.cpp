@@ -21,6 +21,7 @@ struct IndexPackageSource::Project {
         std::size_t best = 0;            // index into listing.files
         bool yanked = false;
         std::string yanked_reason;
+        std::size_t index_rank = 0;  // unsafe-first-match: the position of its index
     };
     bool loaded = false;
     bool found = false;
@@ -136,6 +137,11 @@ void IndexPackageSource::index_project(Project& project, index::ProjectOutcome o
         }
         entry.yanked = all_yanked;
         if (all_yanked) entry.yanked_reason = files[entry.best].yanked_reason;
+        // A version's files are one index's (index::merge_listings): under unsafe-first-match
+        // its position orders the versions before their numbers do.
+        if (client_.routing().strategy == index::IndexStrategy::unsafe_first_match) {
+            entry.index_rank = project.listing.source_of(entry.best);
+        }
         project.versions.push_back(std::move(entry));
     }
 }
@@ -205,7 +211,7 @@ resolve::SourceResult IndexPackageSource::versions(const std::string& name) {
     std::vector<resolve::CandidateVersion> out;
     out.reserve(project.versions.size());
     for (const auto& v : project.versions) {
-        out.push_back({v.version, v.yanked, v.yanked_reason});
+        out.push_back({v.version, v.yanked, v.yanked_reason, v.index_rank});
     }
     return out;
 }
@@ -353,13 +359,17 @@ std::optional<std::size_t> IndexPackageSource::likely_version(const std::string&
             }
         }
     }
+    // The newest admitted version of the lowest index rank (all 0 but under
+    // unsafe-first-match), as the solver chooses.
     const bool prereleases = rules_ && rules_->allow_prereleases;
+    std::optional<std::size_t> best;
     for (std::size_t i = project.versions.size(); i-- > 0;) {
         const auto& v = project.versions[i];
         if (v.yanked || (!prereleases && v.version.is_prerelease())) continue;
-        if (admits(v.version, prereleases)) return i;
+        if (best && project.versions[*best].index_rank <= v.index_rank) continue;
+        if (admits(v.version, prereleases)) best = i;
     }
-    return std::nullopt;
+    return best;
 }
 
 void IndexPackageSource::prefetch(std::span<const pep::Requirement> upcoming) {
@@ -528,8 +538,12 @@ std::string IndexPackageSource::explain(const std::string& name, const std::stri
             }
             offered.push_back(v->version.to_string());
         }
-        reasons.push_back(project.listing.index.name + " offers " + util::join(offered, ", ") +
-                          " for this target");
+        if (auto passed = passed_over(name, specifier, offered)) {
+            reasons.push_back(std::move(*passed));
+        } else {
+            reasons.push_back(offered_by(project.listing) + " " + util::join(offered, ", ") +
+                              " for this target");
+        }
         if (client_.routing().is_torch_family(name) && client_.routing().torch_backend_index) {
             reasons.back() += "; the torch family comes only from the target backend's index";
         }
@@ -558,8 +572,49 @@ std::string IndexPackageSource::explain(const std::string& name, const std::stri
         reasons.push_back(std::to_string(project.sdists_refused) +
                           " sdists are not used (binary only)");
     }
-    (void)specifier;
     return util::join(reasons, "; ");
+}
+
+std::string IndexPackageSource::offered_by(const index::ProjectFiles& listing) {
+    if (listing.listed_on.size() < 2) return listing.index.name + " offers";
+    std::vector<std::string> names;
+    for (const auto& location : listing.listed_on)
+        names.push_back(location.name);
+    return util::join(names, ", ") + " offer";
+}
+
+std::optional<std::string> IndexPackageSource::passed_over(
+    const std::string& name, const std::string& specifier,
+    const std::vector<std::string>& offered) {
+    const auto& routing = client_.routing();
+    // Only first-index passes indexes over; the torch family's backend routing is the same
+    // under every strategy, so no flag would help it.
+    if (routing.strategy != index::IndexStrategy::first_index ||
+        (routing.torch_backend_index && routing.is_torch_family(name))) {
+        return std::nullopt;
+    }
+    auto wanted = pep::SpecifierSet::parse(specifier);
+    if (!wanted) return std::nullopt;
+    const auto& first = projects_.at(name)->listing.index.name;
+    for (auto& listing : client_.passed_over(name)) {
+        Project other;
+        const std::string where = listing.index.name;
+        index_project(other, std::move(listing));
+        std::vector<std::string> matching;
+        for (auto v = other.versions.rbegin(); v != other.versions.rend(); ++v) {
+            if (!wanted->contains(v->version, true)) continue;
+            if (matching.size() == 5) {
+                matching.push_back("…");
+                break;
+            }
+            matching.push_back(v->version.to_string());
+        }
+        if (matching.empty()) continue;
+        return first + " lists " + name + " (" + util::join(offered, ", ") +
+               ") and first-index stops there; " + where + " has " + util::join(matching, ", ") +
+               " — pass --index-strategy unsafe-best-match to take it from there";
+    }
+    return std::nullopt;
 }
 
 std::vector<HashRefusal> IndexPackageSource::hash_refusals() const {
@@ -577,7 +632,8 @@ std::optional<ChosenFile> IndexPackageSource::chosen_file(const std::string& nam
     if (it == projects_.end()) return std::nullopt;
     const auto* entry = it->second->find(version);
     if (!entry) return std::nullopt;
-    return ChosenFile{&it->second->listing.files[entry->best], it->second->listing.index};
+    const auto& listing = it->second->listing;
+    return ChosenFile{&listing.files[entry->best], listing.index_of(entry->best)};
 }
 
 }  // namespace aitk::app

@@ -125,6 +125,17 @@ std::string torch_backend_of(const project::Target& target) {
     return target.backend == "mps" ? std::string() : target.backend;
 }
 
+// How this lock takes a package that several indexes list: --index-strategy or
+// AITK_ENV_INDEX_STRATEGY, else the way the input's own tool does (pip's best match for
+// requirements files, uv's first index for a pyproject.toml).
+index::IndexStrategy strategy_of_input(const project::ProjectInput& input) {
+    return index::parse_index_strategy(input.index_strategy)
+        .value_or(index::IndexStrategy::unsafe_best_match);
+}
+index::IndexStrategy strategy_for(const LockRequest& request, const project::ProjectInput& input) {
+    return request.indexes.index_strategy.value_or(strategy_of_input(input));
+}
+
 index::IndexRouting routing_for(const LockRequest& request, const project::ProjectInput& input,
                                 const project::Target& target) {
     // The command line's indexes after the inputs' own; its primary index over theirs.
@@ -142,6 +153,7 @@ index::IndexRouting routing_for(const LockRequest& request, const project::Proje
     RoutingDefaults defaults;
     if (!input.options.no_index) defaults.index_url = default_index_url;
     auto routing = routing_from_settings(settings, torch_backend_of(target), defaults);
+    routing.strategy = strategy_for(request, input);
     // The rest of the family the input takes from the PyTorch index (triton, xformers).
     for (const auto& name : input.backend_index_packages) {
         if (!routing.is_torch_family(name)) routing.torch_family.push_back(name);
@@ -448,7 +460,12 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
     for (const auto& t : targets)
         target_ids.push_back(t.id());
     auto indexes = all_indexes(request, input, targets);
-    auto input_hash = lock_input_hash(input, python, target_ids, indexes);
+    // A strategy other than the input's own decides the lock too; the input's own adds nothing,
+    // so that the locks made before strategies were chosen keep their bytes.
+    const auto strategy = strategy_for(request, input);
+    auto input_hash = lock_input_hash(
+        input, python, target_ids, indexes,
+        strategy == strategy_of_input(input) ? std::string_view() : index::to_string(strategy));
 
     auto previous = read_existing(outcome.path);
     if (request.check) {
@@ -457,7 +474,7 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
         } else if (previous->input_hash != input_hash) {
             outcome.stale_reason = util::utf8_of(outcome.path) +
                                    " was locked from other inputs (the requirements, Python, "
-                                   "targets or indexes changed)";
+                                   "targets, indexes or index strategy changed)";
         } else {
             outcome.up_to_date = true;
             outcome.lockfile = *previous;

@@ -18,6 +18,7 @@
 
 #include "aitk/app/cache.hpp"
 #include "aitk/app/rewrite_config.hpp"
+#include "aitk/index/routing.hpp"
 #include "aitk/platform/probe_environment.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/path_name.hpp"
@@ -107,6 +108,9 @@ app::IndexSettings index_settings(const GlobalOptions& g) {
     indexes.extra_index_urls = g.extra_index_urls;
     indexes.find_links = g.find_links;
     if (!g.torch_index_url.empty()) indexes.torch_index_url = g.torch_index_url;
+    // The option's check admits only the three names.
+    if (!g.index_strategy.empty())
+        indexes.index_strategy = index::parse_index_strategy(g.index_strategy);
     return indexes;
 }
 
@@ -206,6 +210,17 @@ void reread_environment_as_utf8([[maybe_unused]] CLI::App& app,
 #endif
 }
 
+CLI::Validator index_strategy_check() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            if (index::parse_index_strategy(text)) return {};
+            return "'" + text +
+                   "' is not an index strategy (--index-strategy, AITK_ENV_INDEX_STRATEGY): use " +
+                   std::string(index::index_strategy_names());
+        },
+        "STRATEGY");
+}
+
 CLI::Validator target_id_check() {
     return CLI::Validator(
         [](std::string& id) -> std::string {
@@ -237,6 +252,14 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_option("--torch-index-url", g.torch_index_url,
                    "Base of the backend indexes (backend B lives at URL/B/)")
         ->envname("AITK_ENV_TORCH_INDEX_URL")
+        ->group(group);
+    app.add_option("--index-strategy", g.index_strategy,
+                   "Which indexes a package may come from when several list it: first-index, "
+                   "unsafe-first-match or unsafe-best-match (uv's names; default: as the input's "
+                   "own tool, pip's unsafe-best-match for requirements files, uv's first-index for "
+                   "a pyproject.toml)")
+        ->envname("AITK_ENV_INDEX_STRATEGY")
+        ->check(index_strategy_check())
         ->group(group);
     app.add_flag("--offline", g.offline, "Never touch the network")
         ->envname("AITK_ENV_OFFLINE")

@@ -23,6 +23,7 @@ struct GlobalOptions {
     std::vector<std::string> extra_index_urls;
     std::vector<std::string> find_links;
     std::string torch_index_url;
+    std::string index_strategy;  // uv's name; empty: the input's own tool's
     bool offline = false;
     std::size_t concurrency = 8;  // parallel transfers
     std::string cert;             // CA bundle; empty: SSL_CERT_FILE, REQUESTS_CA_BUNDLE, system
@@ -37,6 +38,8 @@ void add_global_options(CLI::App& app, GlobalOptions& globals);
 // The check of every --target value: a lock target id is a plain name (util::path_name_problem),
 // never a path such as ../../x.
 CLI::Validator target_id_check();
+// The check of --index-strategy (and AITK_ENV_INDEX_STRATEGY): one of uv's three names.
+CLI::Validator index_strategy_check();
 
 // After parsing, on Windows: every option of `app` (and of its subcommands) that CLI11 filled
 // from its environment variable is parsed again from the variable read as UTF-16. CLI11 reads

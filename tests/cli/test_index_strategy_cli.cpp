@@ -84,12 +84,13 @@ class IndexStrategyCli : public ::testing::Test {
                    const std::string& backend = "cpu") {
         std::vector<std::string> args = {"--cache-dir", path("cache"), "--no-progress"};
         if (primary) args.insert(args.end(), {"--index-url", server.url("/simple/")});
-        args.insert(args.end(), {"lock", "-r", path(input), "-o", path("env.lock.yml"),
-                                 "--python", "3.12.1", "--target", "linux-x86_64-" + backend});
+        args.insert(args.end(), {"lock", "-r", path(input), "-o", path("env.lock.yml"), "--python",
+                                 "3.12.1", "--target", "linux-x86_64-" + backend});
         args.insert(args.end(), more.begin(), more.end());
-        env.insert(env.end(), {"-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY", "-u ALL_PROXY",
-                               "-u all_proxy", "-u AITK_ENV_INDEX_STRATEGY",
-                               "-u AITK_ENV_INDEX_URL", "-u AITK_ENV_EXTRA_INDEX_URL"});
+        // The caller's variables last: they win over these.
+        env.insert(env.begin(), {"-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY",
+                                 "-u ALL_PROXY", "-u all_proxy", "-u AITK_ENV_INDEX_STRATEGY",
+                                 "-u AITK_ENV_INDEX_URL", "-u AITK_ENV_EXTRA_INDEX_URL"});
         return run_cli(args, "", env);
     }
 
@@ -180,10 +181,11 @@ TEST_F(IndexStrategyCli, UnsafeFirstMatchExhaustsTheFirstIndexBeforeTheNext) {
 // index that has a name is the only one asked (baz 1.0 though the default index has 2.0);
 // [tool.uv] index-strategy = "unsafe-best-match" is honoured, and so is the flag.
 TEST_F(IndexStrategyCli, APyprojectFollowsUvFirstIndexUnlessItSaysOtherwise) {
-    const std::string head = "[project]\nname = \"strategy-app\"\nversion = \"0.1.0\"\n"
-                             "requires-python = \">=3.10\"\ndependencies = [\"baz\"]\n\n";
-    const std::string indexes = "\n[[tool.uv.index]]\nname = \"other\"\nurl = \"" +
-                                server.url("/other/") + "\"\n";
+    const std::string head =
+        "[project]\nname = \"strategy-app\"\nversion = \"0.1.0\"\n"
+        "requires-python = \">=3.10\"\ndependencies = [\"baz\"]\n\n";
+    const std::string indexes =
+        "\n[[tool.uv.index]]\nname = \"other\"\nurl = \"" + server.url("/other/") + "\"\n";
     write("app/pyproject.toml",
           head + "[tool.uv]\nindex-url = \"" + server.url("/simple/") + "\"\n" + indexes);
     auto uv_default = lock("app/pyproject.toml", {}, {}, false);

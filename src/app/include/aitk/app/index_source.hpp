@@ -145,6 +145,13 @@ class IndexPackageSource : public resolve::PackageSource {
     // Past the backend index for a family member it has no fitting version of.
     void look_beyond_backend(const std::string& name, Project& project);
     bool fits(const std::string& name, const Project& project) const;
+    // explain()'s words for who offers a listing's versions: "primary offers", or under an
+    // unsafe-* strategy "primary, extra-index 1 offer".
+    static std::string offered_by(const index::ProjectFiles& listing);
+    // Under first-index: which later index has versions of `name` that match `specifier`
+    // (for this target), and the flag that reaches them; nullopt when none has.
+    std::optional<std::string> passed_over(const std::string& name, const std::string& specifier,
+                                           const std::vector<std::string>& offered);
     bool binary_only(const std::string& name) const;
     // The version (index into project.versions) the resolver will most likely take for
     // `name`, given every specifier the crawl has seen asked of it and the resolver's rules.

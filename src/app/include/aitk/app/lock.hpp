@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -121,9 +122,12 @@ std::filesystem::path default_lock_output(const InputSelection& input,
                                           const std::string& input_name);
 
 // "sha256:<hex>" over everything that decides a lock: the input files' bytes, the Python
-// version, the targets and the index settings. Independent of the network and the clock.
+// version, the targets and the index settings, and `index_strategy` when the lock is made
+// under another strategy than the input's own ("" otherwise). Independent of the network and
+// the clock.
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
                             const std::vector<std::string>& targets,
-                            const std::vector<lock::LockedIndex>& indexes);
+                            const std::vector<lock::LockedIndex>& indexes,
+                            std::string_view index_strategy = {});
 
 }  // namespace aitk::app

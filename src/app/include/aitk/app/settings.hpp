@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "aitk/index/routing.hpp"
 #include "aitk/net/options.hpp"
 #include "aitk/net/url_rewrite.hpp"
 #include "aitk/project/pyproject.hpp"
@@ -48,6 +49,9 @@ struct IndexSettings {
     std::vector<std::string> extra_index_urls;
     std::vector<std::string> find_links;
     std::optional<std::string> torch_index_url;
+    // --index-strategy / AITK_ENV_INDEX_STRATEGY: how a lock takes a package several indexes
+    // list; unset: the input's own tool's (project::ProjectInput::index_strategy).
+    std::optional<index::IndexStrategy> index_strategy;
 };
 
 struct NetworkSettings {
