@@ -158,7 +158,8 @@ project::ProjectInput load_project_input(const InputSelection& input,
 
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
                             const std::vector<std::string>& targets,
-                            const std::vector<lock::LockedIndex>& indexes) {
+                            const std::vector<lock::LockedIndex>& indexes,
+                            const std::string& glibc_cap) {
     fs::Sha256 hash;
     auto field = [&](std::string_view label, std::string_view value) {
         hash.update(label);
@@ -178,6 +179,7 @@ std::string lock_input_hash(const project::ProjectInput& input, const std::strin
               index.name + " " + std::string(lock::to_string(index.kind)) + " " + index.url);
     for (const auto& [name, specifier] : input.torch_packages)
         field("torch", name + specifier);
+    if (!glibc_cap.empty()) field("glibc", glibc_cap);
     return "sha256:" + hash.finish_hex();
 }
 

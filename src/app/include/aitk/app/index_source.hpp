@@ -21,6 +21,7 @@
 #include "aitk/pep/marker.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/specifier.hpp"
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/project/hash_pins.hpp"
@@ -31,6 +32,9 @@ namespace aitk::app {
 
 struct SourceTarget {
     pep::TargetPlatform platform;
+    // Where the platform's glibc cap comes from ("--glibc 2.28", "ai.yaml:3:8 (glibc)"), for
+    // messages about wheels that need a newer one; empty: uncapped.
+    std::string os_cap_by;
     pep::Version python;  // full interpreter version, for Requires-Python
     // pip's --only-binary / --no-binary: normalised names or ":all:".
     std::set<std::string> only_binary;
@@ -145,6 +149,10 @@ class IndexPackageSource : public resolve::PackageSource {
     // Past the backend index for a family member it has no fitting version of.
     void look_beyond_backend(const std::string& name, Project& project);
     bool fits(const std::string& name, const Project& project) const;
+    // Why the target takes no wheel of the newest versions `specifier` admits that have none
+    // it takes (per wheel, the part of its tags that fails); nullopt when there are none.
+    std::optional<std::string> refused_wheels(const std::string& name, const Project& project,
+                                              const std::string& specifier);
     bool binary_only(const std::string& name) const;
     // The version (index into project.versions) the resolver will most likely take for
     // `name`, given every specifier the crawl has seen asked of it and the resolver's rules.
@@ -176,6 +184,7 @@ class IndexPackageSource : public resolve::PackageSource {
     std::map<std::string, pep::SpecifierSet> family_specifiers_;
     std::map<std::string, InspectedSource> inspected_;  // by URL
     pep::TagPriority priority_;
+    std::unique_ptr<pep::TagFit> tag_fit_;  // made when a message first needs it
     std::map<std::string, std::unique_ptr<Project>> projects_;
     std::map<std::string, resolve::DependencyInfo> metadata_;  // by file URL
     std::vector<std::string> notes_;

@@ -50,6 +50,9 @@ struct LockRequest {
     std::optional<std::filesystem::path> scratch_dir;
     std::vector<std::string> targets;   // ids; empty: the inputs' defaults, else host
     std::optional<std::string> python;  // "3.12" or "3.12.1"
+    // --glibc X.Y: the newest glibc the Linux targets' machines have (over the inputs' own
+    // cap); the resolver takes only versions whose wheels run there. Checked by run_lock.
+    std::optional<std::string> glibc;
     bool upgrade = false;
     std::vector<std::string> upgrade_packages;
     bool check = false;  // only compare the existing lock's input hash
@@ -122,8 +125,11 @@ std::filesystem::path default_lock_output(const InputSelection& input,
 
 // "sha256:<hex>" over everything that decides a lock: the input files' bytes, the Python
 // version, the targets and the index settings. Independent of the network and the clock.
+// `glibc_cap` ("2.28", the Linux targets' cap) counts only when set, so that locks made before
+// caps existed keep their hash.
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
                             const std::vector<std::string>& targets,
-                            const std::vector<lock::LockedIndex>& indexes);
+                            const std::vector<lock::LockedIndex>& indexes,
+                            const std::string& glibc_cap = {});
 
 }  // namespace aitk::app
