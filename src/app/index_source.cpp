@@ -630,6 +630,48 @@ std::vector<HashRefusal> IndexPackageSource::hash_refusals() const {
     return out;
 }
 
+void IndexPackageSource::keep_within_floor(std::span<const resolve::ResolvedPackage> packages) {
+    const auto& platform = target_.platform;
+    if (platform.os == pep::TargetOs::windows) return;
+    auto need_of = [&](const index::DistributionFile& file) -> std::optional<pep::OsVersion> {
+        const auto* wheel = file.wheel();
+        if (!wheel) return std::nullopt;
+        auto need = pep::wheel_need(platform.os, platform.arch, wheel->tags);
+        return need ? std::optional(need->version) : std::nullopt;
+    };
+    std::vector<std::pair<Project*, Project::VersionFiles*>> chosen;
+    std::vector<std::vector<std::optional<pep::OsVersion>>> needs;
+    for (const auto& package : packages) {
+        if (package.url) continue;
+        auto it = projects_.find(package.name);
+        if (it == projects_.end()) continue;
+        auto& project = *it->second;
+        auto entry = std::find_if(project.versions.begin(), project.versions.end(),
+                                  [&](const auto& v) { return v.version == package.version; });
+        if (entry == project.versions.end()) continue;
+        // Its wheels: an sdist is taken only where no wheel fits, never to keep a floor down.
+        std::vector<std::optional<pep::OsVersion>> files;
+        for (std::size_t i : entry->files) {
+            if (project.listing.files[i].is_wheel())
+                files.push_back(need_of(project.listing.files[i]));
+        }
+        if (files.empty()) continue;
+        chosen.emplace_back(&project, &*entry);
+        needs.push_back(std::move(files));
+    }
+    const auto floor = pep::unavoidable_floor(needs);
+    for (auto [project, entry] : chosen) {
+        const auto& files = project->listing.files;
+        // The ranked files (a yanked one only when the whole version is yanked, as before).
+        for (std::size_t i : entry->files) {
+            if (!files[i].is_wheel() || (files[i].yanked && !entry->yanked)) continue;
+            if (!pep::within_floor(need_of(files[i]), floor)) continue;
+            entry->best = i;
+            break;
+        }
+    }
+}
+
 std::optional<ChosenFile> IndexPackageSource::chosen_file(const std::string& name,
                                                           const pep::Version& version) const {
     auto it = projects_.find(name);

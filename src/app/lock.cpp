@@ -401,6 +401,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
                                      target.id() + " (Python " + python + "):\n" + e.what());
     }
 
+    source.keep_within_floor(resolution.packages);
     out.locked = locked_target_header(input, target, python, options.environment);
     const auto editables = editable_names(input, target);
     for (const auto& package : resolution.packages) {

@@ -12,16 +12,21 @@ std::string_view floor_key(std::string_view os) noexcept {
     return {};
 }
 
+std::optional<pep::PlatformNeed> wheel_os_need(std::string_view os, std::string_view arch,
+                                               std::span<const pep::Tag> tags) {
+    const std::string_view key = floor_key(os);
+    if (key.empty()) return std::nullopt;
+    return pep::wheel_need(key == "glibc" ? pep::TargetOs::linux_glibc : pep::TargetOs::macos, arch,
+                           tags);
+}
+
 std::vector<WheelNeed> wheel_needs(const LockedTarget& target) {
     std::vector<WheelNeed> out;
-    const std::string_view key = floor_key(target.os);
-    if (key.empty()) return out;
-    const pep::TargetOs os = key == "glibc" ? pep::TargetOs::linux_glibc : pep::TargetOs::macos;
     for (const auto& package : target.packages) {
         if (!package.wheel) continue;
         auto parsed = pep::WheelFilename::parse(package.wheel->filename);
         if (!parsed) continue;
-        if (auto need = pep::wheel_need(os, target.arch, parsed->tags))
+        if (auto need = wheel_os_need(target.os, target.arch, parsed->tags))
             out.push_back({package.name, package.version, std::move(*need)});
     }
     std::stable_sort(out.begin(), out.end(), [](const WheelNeed& a, const WheelNeed& b) {

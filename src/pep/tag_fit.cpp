@@ -126,6 +126,26 @@ std::optional<PlatformNeed> wheel_need(TargetOs os, std::string_view arch,
     return best;
 }
 
+std::optional<OsVersion> unavoidable_floor(
+    const std::vector<std::vector<std::optional<OsVersion>>>& needs) {
+    std::optional<OsVersion> floor;
+    for (const auto& files : needs) {
+        if (files.empty()) continue;
+        // The package's least need: nullopt (nothing) beats every version.
+        std::optional<OsVersion> least = files.front();
+        for (const auto& need : files) {
+            if (!need || (least && *need < *least)) least = need;
+            if (!least) break;
+        }
+        if (least && (!floor || *floor < *least)) floor = least;
+    }
+    return floor;
+}
+
+bool within_floor(const std::optional<OsVersion>& need, const std::optional<OsVersion>& floor) {
+    return !need || (floor && !(*floor < *need));
+}
+
 std::string to_string(OsVersion version) {
     return std::to_string(version.major) + "." + std::to_string(version.minor);
 }

@@ -24,6 +24,7 @@ const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
 
 // vllm: 0.19.1 ships manylinux_2_31 wheels only, 0.18.0 a manylinux2014 one (as vllm does).
 // fastpkg: one version, two Linux wheels (2.28 and 2.17). mooncake: manylinux_2_35 only.
+// tbserver: a manylinux_2_31 wheel and a pure one (as tensorboard-data-server 0.7.2).
 // armonly: wheels for every platform but this target's.
 class GlibcCli : public ::testing::Test {
   protected:
@@ -41,6 +42,9 @@ class GlibcCli : public ::testing::Test {
                         "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64"]},
               {"index": "simple", "name": "mooncake", "version": "1.0",
                "tags": ["cp312-cp312-manylinux_2_35_x86_64"]},
+              {"index": "simple", "name": "tbserver", "version": "0.7.2",
+               "tags": ["py3-none-manylinux_2_31_x86_64"]},
+              {"index": "simple", "name": "tbserver", "version": "0.7.2"},
               {"index": "simple", "name": "armonly", "version": "1.0",
                "tags": ["cp312-cp312-manylinux_2_17_aarch64", "cp312-cp312-musllinux_1_2_x86_64",
                         "cp312-cp312-win_amd64"]}
@@ -114,6 +118,31 @@ TEST_F(GlibcCli, LockTakesTheNewestVersionAndRecordsTheGlibcFloor) {
                               "vllm)"),
               std::string::npos)
         << locked.err;
+}
+
+// A compiled wheel does not raise the floor where a pure wheel of the same version does as well:
+// with fastpkg (2.17) tbserver's pure wheel is taken; once vllm needs 2.31 anyway, its
+// manylinux_2_31 one.
+TEST_F(GlibcCli, ACompiledWheelDoesNotRaiseTheFloorWhereAPureOneWouldDo) {
+    write("requirements.txt", "tbserver\nfastpkg\n");
+    ASSERT_EQ(lock().exit_code, 0);
+    std::string text = read("env.lock.yml");
+    EXPECT_NE(text.find("filename: tbserver-0.7.2-py3-none-any.whl"), std::string::npos) << text;
+    EXPECT_NE(text.find("        floor: \"2.17\"\n"
+                        "        set-by: [fastpkg]\n"),
+              std::string::npos)
+        << text;
+
+    write("requirements.txt", "tbserver\nfastpkg\nvllm\n");
+    ASSERT_EQ(lock({"--upgrade"}).exit_code, 0);
+    text = read("env.lock.yml");
+    EXPECT_NE(text.find("filename: tbserver-0.7.2-py3-none-manylinux_2_31_x86_64.whl"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("        floor: \"2.31\"\n"
+                        "        set-by: [tbserver, vllm]\n"),
+              std::string::npos)
+        << text;
 }
 
 // (f) The lock does not depend on the glibc of the machine that makes it.

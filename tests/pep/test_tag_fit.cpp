@@ -134,6 +134,27 @@ TEST(TagOrder, MacosWheelsTooTheOldestFirst) {
               *priority.rank({"cp312", "cp312", "macosx_10_9_universal2"}));
 }
 
+// tensorboard-data-server 0.7.2 ships a manylinux_2_31 wheel and a pure one; torch needs 2.28
+// whatever file it takes. Taking the compiled wheel would raise the target's floor to 2.31 for
+// nothing: the floor the versions force is 2.28, and the pure wheel keeps within it.
+TEST(UnavoidableFloor, TheHighestOfEachPackagesLeastNeed) {
+    using Needs = std::vector<std::optional<OsVersion>>;
+    const Needs torch{OsVersion{2, 28}};
+    const Needs tensorboard{OsVersion{2, 31}, std::nullopt};
+    const Needs fastpkg{OsVersion{2, 17}, OsVersion{2, 28}};
+    const Needs pure{std::nullopt};
+    EXPECT_EQ(unavoidable_floor({torch, tensorboard, fastpkg, pure}), (OsVersion{2, 28}));
+    EXPECT_EQ(unavoidable_floor({tensorboard, pure}), std::nullopt);
+    const Needs vllm{OsVersion{2, 31}};
+    EXPECT_EQ(unavoidable_floor({torch, tensorboard, vllm}), (OsVersion{2, 31}));
+    EXPECT_EQ(unavoidable_floor({}), std::nullopt);
+
+    EXPECT_TRUE(within_floor(std::nullopt, std::nullopt));
+    EXPECT_TRUE(within_floor(OsVersion{2, 28}, OsVersion{2, 28}));
+    EXPECT_FALSE(within_floor(OsVersion{2, 31}, OsVersion{2, 28}));
+    EXPECT_FALSE(within_floor(OsVersion{2, 17}, std::nullopt));
+}
+
 TEST(TagRefusal, SaysWhichPartOfTheTagFailsAndWhy) {
     const TargetPlatform capped = linux_target({2, 28}, true);
     auto too_new = tag_refusal(capped, tags_of("cp38-abi3-manylinux_2_31_x86_64"));

@@ -120,6 +120,10 @@ class IndexPackageSource : public resolve::PackageSource {
     // sdist); nullopt when versions() never listed it.
     std::optional<ChosenFile> chosen_file(const std::string& name,
                                           const pep::Version& version) const;
+    // After the resolution: each resolved version's file is the best one that keeps the
+    // target's glibc (macOS) floor where the versions force it (pep::unavoidable_floor), so that
+    // a compiled wheel needing a newer glibc gives way to a pure one of the same version.
+    void keep_within_floor(std::span<const resolve::ResolvedPackage> packages);
     // Commits of git requirements to keep (by vcs_pin_key), from an earlier lock.
     void set_locked_commits(std::map<std::string, std::string> commits) {
         locked_commits_ = std::move(commits);

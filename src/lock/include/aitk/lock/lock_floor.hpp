@@ -3,6 +3,7 @@
 // macOS — read from the wheels' platform tags (pep/tag_fit.hpp): for the lock's `glibc:` and
 // `macos:` fields, and for the check that a machine is new enough for the target.
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,11 @@ struct WheelNeed {
 // The key of a target's floor fields, and what they count: "glibc" for Linux targets, "macos"
 // for macOS ones, "" for the others (Windows wheels name no version).
 std::string_view floor_key(std::string_view os) noexcept;
+
+// What a wheel with `tags` needs on a target of `os` ("linux", "macos", "windows") and `arch`:
+// pep::wheel_need for the target's C library or macOS; nullopt on Windows.
+std::optional<pep::PlatformNeed> wheel_os_need(std::string_view os, std::string_view arch,
+                                               std::span<const pep::Tag> tags);
 
 // Every package of `target` whose wheel names a version for the target's OS and architecture
 // (the oldest among its tags for them: the wheel runs from there), the highest need first, then

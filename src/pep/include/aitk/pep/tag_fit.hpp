@@ -36,6 +36,16 @@ std::optional<PlatformNeed> platform_need(std::string_view platform);
 std::optional<PlatformNeed> wheel_need(TargetOs os, std::string_view arch,
                                        std::span<const Tag> tags);
 
+// The floor a target's packages cannot avoid: for each package the needs of the files it may
+// take (nullopt: a file that needs nothing, such as a pure wheel or an sdist), the highest of
+// each package's least need; nullopt when every package has a file that needs nothing. A lock
+// takes, of each package's files, the best one whose need is at most this floor: a compiled
+// wheel that needs a newer glibc than the versions force gives way to a pure one.
+std::optional<OsVersion> unavoidable_floor(
+    const std::vector<std::vector<std::optional<OsVersion>>>& needs);
+// Whether a file that needs `need` keeps within `floor` (unavoidable_floor's answer).
+bool within_floor(const std::optional<OsVersion>& need, const std::optional<OsVersion>& floor);
+
 // "2.31", "14.0".
 std::string to_string(OsVersion version);
 // "2.28" → {2, 28}: MAJOR.MINOR, digits only, each at most max_target_version_part; nullopt
