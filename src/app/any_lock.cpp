@@ -8,6 +8,7 @@
 
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/path.hpp"
+#include "aitk/lock/lock_floor.hpp"
 #include "aitk/lock/pylock.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
@@ -108,14 +109,21 @@ ReadLock read_uv(const std::filesystem::path& path, const LockReadOptions& optio
     return out;
 }
 
+// A converted lock records its targets' glibc (macOS) floors as a lock made here does.
+ReadLock with_floors(ReadLock read) {
+    for (auto& target : read.lock.targets)
+        target.os_floor = lock::floor_of(target);
+    return read;
+}
+
 }  // namespace
 
 ReadLock read_any_lock(const std::filesystem::path& path, const LockReadOptions& options) {
     switch (lock_file_kind(path)) {
         case LockFileKind::pylock:
-            return read_pylock(path, options);
+            return with_floors(read_pylock(path, options));
         case LockFileKind::uv_lock:
-            return read_uv(path, options);
+            return with_floors(read_uv(path, options));
         case LockFileKind::aitk:
             break;
     }

@@ -96,7 +96,11 @@ pep::MarkerEnvironment interpreter_markers(const python::Interpreter& interprete
 }
 
 pep::TargetPlatform interpreter_platform(const python::Interpreter& interpreter) {
+    // The wheels this machine's pip would take: the newest glibc first, up to the machine's
+    // (torch's manylinux_2_28 where the interpreter does not say).
     project::TargetAssumptions assumptions;
+    assumptions.glibc = pep::OsVersion{2, 28};
+    assumptions.oldest_os_first = false;
     if (interpreter.libc == "glibc") {
         if (auto v = os_version(interpreter.libc_version)) assumptions.glibc = *v;
     }

@@ -9,6 +9,7 @@
 #include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/specifier.hpp"
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/util/redact.hpp"
 #include "aitk/util/strings.hpp"
 
@@ -29,10 +30,9 @@ struct IndexPackageSource::Project {
     index::ProjectFiles listing;
     std::vector<VersionFiles> versions;  // ascending
     // What was left out, for explain().
-    std::size_t incompatible_wheels = 0;
+    std::vector<std::size_t> incompatible;  // the wheels no tag of which fits (listing.files)
     std::size_t python_excluded = 0;
     std::size_t sdists_refused = 0;
-    std::set<std::string> platforms_offered;
     std::vector<HashRefusal> hash_refused;  // files of pinned versions whose digests differ
 
     const VersionFiles* find(const pep::Version& version) const {
@@ -90,9 +90,7 @@ void IndexPackageSource::index_project(Project& project, index::ProjectOutcome o
             if (!wheel_allowed) continue;
             auto best = priority_.best_rank(std::span<const pep::Tag>(wheel->tags));
             if (!best) {
-                ++project.incompatible_wheels;
-                for (const auto& tag : wheel->tags)
-                    project.platforms_offered.insert(tag.platform);
+                project.incompatible.push_back(i);
                 continue;
             }
             rank = *best;
@@ -547,17 +545,8 @@ std::string IndexPackageSource::explain(const std::string& name, const std::stri
         if (client_.routing().is_torch_family(name) && client_.routing().torch_backend_index) {
             reasons.back() += "; the torch family comes only from the target backend's index";
         }
-    } else if (project.incompatible_wheels > 0) {
-        std::vector<std::string> platforms(project.platforms_offered.begin(),
-                                           project.platforms_offered.end());
-        if (platforms.size() > 4) {
-            platforms.resize(4);
-            platforms.push_back("…");
-        }
-        reasons.push_back("its " + std::to_string(project.incompatible_wheels) +
-                          " wheels are for other platforms or Pythons (" +
-                          util::join(platforms, ", ") + ")");
     }
+    if (auto refused = refused_wheels(name, project, specifier)) reasons.push_back(*refused);
     if (project.python_excluded > 0) {
         reasons.push_back(std::to_string(project.python_excluded) +
                           " files need another Python than " + target_.python.to_string());
@@ -617,6 +606,77 @@ std::optional<std::string> IndexPackageSource::passed_over(
     return std::nullopt;
 }
 
+std::optional<std::string> IndexPackageSource::refused_wheels(const std::string& name,
+                                                              const Project& project,
+                                                              const std::string& specifier) {
+    if (project.incompatible.empty()) return std::nullopt;
+    const auto& files = project.listing.files;
+    // The versions whose every wheel the target refuses, newest first; those the specifier
+    // admits when it names any.
+    const auto wanted = pep::SpecifierSet::parse(specifier);
+    std::map<pep::Version, std::vector<std::size_t>, std::greater<>> refused;
+    for (std::size_t i : project.incompatible) {
+        const auto version = files[i].version();
+        if (project.find(version)) continue;  // another file of it fits
+        if (wanted && !wanted->contains(version, true)) continue;
+        refused[version].push_back(i);
+    }
+    if (refused.empty()) return std::nullopt;
+    if (!tag_fit_) tag_fit_ = std::make_unique<pep::TagFit>(target_.platform);
+    const auto& target = tag_fit_->target();
+    auto describe = [&](const pep::TagRefusal& r) {
+        std::string text = r.describe(target);
+        if (r.why == pep::TagMismatch::os_too_new && !target_.os_cap_by.empty())
+            text += " (" + target_.os_cap_by + ")";
+        return text;
+    };
+    // The newest such version, when a newer glibc (or macOS) is all it needs: the one fact
+    // that matters ("vllm 0.19.1 needs glibc ≥ 2.31 …; this target: ≤ 2.28 (--glibc 2.28)").
+    const auto& [newest, newest_files] = *refused.begin();
+    std::optional<pep::TagRefusal> closest;
+    for (std::size_t i : newest_files) {
+        auto r = tag_fit_->refusal(std::span<const pep::Tag>(files[i].wheel()->tags));
+        if (r && r->why == pep::TagMismatch::os_too_new && r->need &&
+            (!closest || r->need->version < closest->need->version)) {
+            closest = std::move(r);
+        }
+    }
+    if (closest) {
+        const auto& need = *closest->need;
+        const std::string library = need.library == pep::OsLibrary::macos ? "macOS" : "glibc";
+        return name + " " + newest.to_string() + " needs " + library + " ≥ " +
+               pep::to_string(need.version) + " (" + need.platform + "); this target: ≤ " +
+               pep::to_string(target.os_version) +
+               (target_.os_cap_by.empty() ? std::string() : " (" + target_.os_cap_by + ")");
+    }
+    // Otherwise each wheel's closest miss, once each, newest version first.
+    std::vector<std::string> why;
+    std::size_t wheels = 0;
+    for (const auto& [version, indexes] : refused) {
+        for (std::size_t i : indexes) {
+            ++wheels;
+            auto r = tag_fit_->refusal(std::span<const pep::Tag>(files[i].wheel()->tags));
+            if (!r) continue;
+            std::string text = describe(*r);
+            if (std::find(why.begin(), why.end(), text) == why.end()) why.push_back(text);
+        }
+    }
+    if (why.size() > 4) {
+        why.resize(4);
+        why.push_back("…");
+    }
+    // When some versions fit, which ones these are.
+    std::string which;
+    if (!project.versions.empty()) {
+        which = name + " " + newest.to_string();
+        if (refused.size() > 1) which += " and " + std::to_string(refused.size() - 1) + " older";
+        which += ": ";
+    }
+    return which + (refused.size() > 1 ? "their " : "its ") + std::to_string(wheels) +
+           (wheels == 1 ? " wheel is" : " wheels are") + " for other platforms or Pythons (" +
+           util::join(why, "; ") + ")";
+}
+
 std::vector<HashRefusal> IndexPackageSource::hash_refusals() const {
     std::vector<HashRefusal> out;
     for (const auto& [name, project] : projects_) {
@@ -624,6 +684,48 @@ std::vector<HashRefusal> IndexPackageSource::hash_refusals() const {
             out.insert(out.end(), project->hash_refused.begin(), project->hash_refused.end());
     }
     return out;
+}
+
+void IndexPackageSource::keep_within_floor(std::span<const resolve::ResolvedPackage> packages) {
+    const auto& platform = target_.platform;
+    if (platform.os == pep::TargetOs::windows) return;
+    auto need_of = [&](const index::DistributionFile& file) -> std::optional<pep::OsVersion> {
+        const auto* wheel = file.wheel();
+        if (!wheel) return std::nullopt;
+        auto need = pep::wheel_need(platform.os, platform.arch, wheel->tags);
+        return need ? std::optional(need->version) : std::nullopt;
+    };
+    std::vector<std::pair<Project*, Project::VersionFiles*>> chosen;
+    std::vector<std::vector<std::optional<pep::OsVersion>>> needs;
+    for (const auto& package : packages) {
+        if (package.url) continue;
+        auto it = projects_.find(package.name);
+        if (it == projects_.end()) continue;
+        auto& project = *it->second;
+        auto entry = std::find_if(project.versions.begin(), project.versions.end(),
+                                  [&](const auto& v) { return v.version == package.version; });
+        if (entry == project.versions.end()) continue;
+        // Its wheels: an sdist is taken only where no wheel fits, never to keep a floor down.
+        std::vector<std::optional<pep::OsVersion>> files;
+        for (std::size_t i : entry->files) {
+            if (project.listing.files[i].is_wheel())
+                files.push_back(need_of(project.listing.files[i]));
+        }
+        if (files.empty()) continue;
+        chosen.emplace_back(&project, &*entry);
+        needs.push_back(std::move(files));
+    }
+    const auto floor = pep::unavoidable_floor(needs);
+    for (auto [project, entry] : chosen) {
+        const auto& files = project->listing.files;
+        // The ranked files (a yanked one only when the whole version is yanked, as before).
+        for (std::size_t i : entry->files) {
+            if (!files[i].is_wheel() || (files[i].yanked && !entry->yanked)) continue;
+            if (!pep::within_floor(need_of(files[i]), floor)) continue;
+            entry->best = i;
+            break;
+        }
+    }
 }
 
 std::optional<ChosenFile> IndexPackageSource::chosen_file(const std::string& name,

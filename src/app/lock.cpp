@@ -28,6 +28,7 @@
 #include "aitk/util/utf8.hpp"
 #include "hash_checks.hpp"
 #include "hash_downloads.hpp"
+#include "lock_glibc.hpp"
 #include "lock_project.hpp"
 #include "lock_sources.hpp"
 
@@ -39,6 +40,7 @@ using lock_detail::check_named_target;
 using lock_detail::complete_source;
 using lock_detail::direct_source;
 using lock_detail::direct_wheel;
+using lock_detail::GlibcCap;
 using lock_detail::locked_commits;
 
 constexpr std::string_view default_index_url = "https://pypi.org/simple";
@@ -363,7 +365,8 @@ lock::LockedTarget locked_target_header(const project::ProjectInput& input,
 TargetLock lock_target(Session& session, const LockRequest& request,
                        const project::ProjectInput& input, const project::Target& target,
                        const std::string& python, const lock::Lockfile* previous,
-                       SourceInspector* inspector, const std::string& torch_constraint) {
+                       SourceInspector* inspector, const std::string& torch_constraint,
+                       const GlibcCap& glibc) {
     TargetLock out;
     auto python_version = *pep::Version::parse(python);
     auto routing = routing_for(request, input, target);
@@ -383,7 +386,9 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     client.metadata_fetcher().set_observer(session.observer());
 
     SourceTarget source_target;
-    source_target.platform = project::tag_platform(target, python_version);
+    source_target.platform =
+        project::tag_platform(target, python_version, lock_detail::assumptions_for(target, glibc));
+    if (target.os == "linux") source_target.os_cap_by = glibc.by;
     source_target.python = python_version;
     source_target.only_binary = name_set(input.options.only_binary);
     source_target.no_binary = name_set(input.options.no_binary);
@@ -408,6 +413,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
                                      target.id() + " (Python " + python + "):\n" + e.what());
     }
 
+    source.keep_within_floor(resolution.packages);
     out.locked = locked_target_header(input, target, python, options.environment);
     const auto editables = editable_names(input, target);
     for (const auto& package : resolution.packages) {
@@ -416,6 +422,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     }
     fill_missing_hashes(session, out.locked.packages);
     check_locked_hashes(session, hash_checking, out.locked.packages, target.id());
+    lock_detail::record_floor(out.locked, glibc);
     for (const auto& note : source.notes())
         out.notes.push_back(target.id() + ": " + note);
     return out;
@@ -463,9 +470,11 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
     // A strategy other than the input's own decides the lock too; the input's own adds nothing,
     // so that the locks made before strategies were chosen keep their bytes.
     const auto strategy = strategy_for(request, input);
+    const GlibcCap glibc = lock_detail::glibc_cap_for(request, input);
     auto input_hash = lock_input_hash(
         input, python, target_ids, indexes,
-        strategy == strategy_of_input(input) ? std::string_view() : index::to_string(strategy));
+        strategy == strategy_of_input(input) ? std::string_view() : index::to_string(strategy),
+        glibc.text());
 
     auto previous = read_existing(outcome.path);
     if (request.check) {
@@ -474,7 +483,7 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
         } else if (previous->input_hash != input_hash) {
             outcome.stale_reason = util::utf8_of(outcome.path) +
                                    " was locked from other inputs (the requirements, Python, "
-                                   "targets, indexes or index strategy changed)";
+                                   "targets, indexes, index strategy or glibc cap changed)";
         } else {
             outcome.up_to_date = true;
             outcome.lockfile = *previous;
@@ -502,7 +511,7 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
     for (const auto& target : targets) {
         auto locked = lock_target(session, request, input, target, python,
                                   previous && !request.upgrade ? &*previous : nullptr,
-                                  inspector.get(), torch_constraint);
+                                  inspector.get(), torch_constraint, glibc);
         notes.insert(notes.end(), locked.notes.begin(), locked.notes.end());
         lockfile.targets.push_back(std::move(locked.locked));
     }
@@ -624,6 +633,8 @@ LockOutcome lock_input(Session& session, const LockRequest& request,
 }  // namespace
 
 LockOutcome run_lock(Session& session, const LockRequest& request) {
+    // A bad --glibc is the user's to fix before anything is read or fetched.
+    if (request.glibc) lock_detail::checked_glibc_option(*request.glibc);
     // A project whose dependencies only its build backend knows is asked with the lock's Python
     // (--python, else the default); --no-build leaves that to a problem naming the field.
     auto python = python::full_python_version(request.python.value_or(std::string(default_python)),

@@ -159,7 +159,7 @@ project::ProjectInput load_project_input(const InputSelection& input,
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
                             const std::vector<std::string>& targets,
                             const std::vector<lock::LockedIndex>& indexes,
-                            std::string_view index_strategy) {
+                            std::string_view index_strategy, const std::string& glibc_cap) {
     fs::Sha256 hash;
     auto field = [&](std::string_view label, std::string_view value) {
         hash.update(label);
@@ -180,6 +180,7 @@ std::string lock_input_hash(const project::ProjectInput& input, const std::strin
     for (const auto& [name, specifier] : input.torch_packages)
         field("torch", name + specifier);
     if (!index_strategy.empty()) field("index-strategy", index_strategy);
+    if (!glibc_cap.empty()) field("glibc", glibc_cap);
     return "sha256:" + hash.finish_hex();
 }
 

@@ -103,6 +103,7 @@ Machine probe_machine(const DoctorOptions& options, platform::ProbeEnvironment* 
             static_cast<long long>(*overrides->probe_timeout_seconds * 1000.0)));
     }
     m.host = platform::probe_host(env);
+    platform::apply_glibc_override(m.host, overrides->glibc_version);
     m.hardware = probe_with_cache(options, env, m.host, *overrides, m.probe_from_cache);
     name_target_parts(m);
     if (effective) *effective = std::move(env);

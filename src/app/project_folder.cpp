@@ -4,9 +4,9 @@
 
 #include "aitk/app/uv_lock_input.hpp"
 #include "aitk/fs/path.hpp"
+#include "aitk/project/pyproject.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
-#include "aitk/project/pyproject.hpp"
 
 namespace aitk::app {
 
@@ -47,7 +47,8 @@ FolderInput decide_folder_input(const std::filesystem::path& folder) {
 }
 
 std::optional<std::filesystem::path> folder_lock_file(const std::filesystem::path& folder,
-                                                      bool locked, std::vector<std::string>& notes) {
+                                                      bool locked,
+                                                      std::vector<std::string>& notes) {
     const auto uv = uv_lock_status(folder);
     if (uv.present && (uv.current || uv.unreadable)) return uv.path;
     if (uv.present) {

@@ -160,6 +160,7 @@ LockRequest lock_request_for(const Session& session, const SetupRequest& request
         lock_request.this_machine = true;
     }
     lock_request.python = python_to_lock_for(session, request);
+    lock_request.glibc = request.glibc;
     lock_request.indexes = request.indexes;
     lock_request.sources.inspect = request.build_sources;
     lock_request.on_input = request.on_input;
@@ -182,6 +183,12 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
         const auto folder =
             in.project_dir ? fs::absolute_from(session.cwd(), *in.project_dir) : session.cwd();
         lock_path = folder_lock_file(folder, in.locked, folder_notes);
+    }
+    if (lock_path && request.glibc) {
+        throw util::InputError(
+            "--glibc " + *request.glibc + " caps the lock setup makes, but " +
+                util::utf8_of(*lock_path) + " is locked already",
+            "lock it again with `aitk-env lock --glibc " + *request.glibc + "`, or drop --glibc");
     }
     if (lock_path) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *lock_path);
@@ -410,6 +417,10 @@ SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
 }  // namespace
 
 SetupOutcome run_setup(Session& session, const SetupRequest& request) {
+    if (request.bundle && request.glibc) {
+        throw util::InputError("--glibc caps the lock setup makes; a bundle holds its lock",
+                               "drop --glibc");
+    }
     if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
     try {
         return setup_stages(session, request);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "aitk/app/os_floor.hpp"
 #include "aitk/pep/specifier.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/platform/overrides.hpp"
@@ -334,6 +335,14 @@ LockTargetJudgement judge_lock_targets(const lock::Lockfile& lock, const Machine
             v.runs = verdict.runs;
             v.why = verdict.why;
         }
+        // A build that runs here still needs the glibc (or macOS) its wheels were made for.
+        if (v.runs) {
+            if (auto problem = floor_problem(t, machine.host)) {
+                v.runs = false;
+                v.why = problem->why;
+                v.fix = problem->fix;
+            }
+        }
         out.targets.push_back(std::move(v));
     }
 
@@ -370,9 +379,13 @@ LockTargetJudgement judge_lock_targets(const lock::Lockfile& lock, const Machine
                 choose(i, named_by + " with --force although " + describe(v));
             } else {
                 out.reason = named_by + ", but " + describe(v) + " → refused";
-                out.fix = "drop " + named_by.substr(0, named_by.find(' ')) +
-                          " to use the best target this machine runs, or add --force to "
-                          "install it anyway (e.g. for another machine)";
+                out.fix = v.fix.empty()
+                              ? "drop " + named_by.substr(0, named_by.find(' ')) +
+                                    " to use the best target this machine runs, or add --force "
+                                    "to install it anyway (e.g. for another machine)"
+                              : v.fix +
+                                    "; or add --force to install it anyway (e.g. for "
+                                    "another machine)";
             }
             return out;
         }
@@ -418,6 +431,13 @@ LockTargetJudgement judge_lock_targets(const lock::Lockfile& lock, const Machine
     }
 
     out.reason = "no target of the lockfile runs on this machine: " + everything();
+    // A target whose build would run but whose wheels need a newer glibc: its fix is the one.
+    for (const auto& v : out.targets) {
+        if (!v.fix.empty()) {
+            out.fix = v.fix;
+            return out;
+        }
+    }
     // What would run: the best build of the lock's torch releases on this machine.
     platform::BackendRequest request;
     std::vector<platform::ReleaseKey> keys;
@@ -478,7 +498,9 @@ const lock::LockedTarget& choose_sync_target(const lock::Lockfile& lock, const M
         std::string fix =
             judged.chosen ? "pass --target " + judged.targets[*judged.chosen].id + " (it runs here)"
                           : "lock for this machine";
-        if (lock.targets[i].backend == "cpu") fix += ", or --backend cpu to keep the CPU build";
+        if (!v.fix.empty()) fix = v.fix;
+        if (lock.targets[i].backend == "cpu" && v.fix.empty())
+            fix += ", or --backend cpu to keep the CPU build";
         throw resolve::Unsatisfiable(why + ", " + v.id +
                                          (v.torch.empty() ? "" : " (torch " + v.torch + ")") +
                                          ", does not run on this machine: " + v.why,

@@ -250,6 +250,8 @@ class Converter {
         options.tags = &tags;
         options.index_names = index_names_;
         options.target_id = t.id;
+        options.os = os;
+        options.arch = arch;
         const auto folder = request_.path.parent_path();
         options.local_url = [folder](std::string_view relative) {
             auto path = (folder / util::path_from_utf8(std::string(relative))).lexically_normal();

@@ -20,7 +20,7 @@ namespace aitk::cli {
 namespace {
 
 struct LockArgs {
-    std::string manifest, requirements, conda_file, from, project_dir, output, python,
+    std::string manifest, requirements, conda_file, from, project_dir, output, python, glibc,
         backend = "auto";
     std::vector<std::string> targets, upgrade_packages;
     bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
@@ -36,6 +36,12 @@ app::LockOutcome lock_from(const LockArgs& a, app::Session& session) {
             "--from converts a lock file as it is: --upgrade, "
             "--upgrade-package and --skip-unmapped do not apply",
             "drop them");
+    }
+    if (!a.glibc.empty()) {
+        throw util::InputError(
+            "--from converts a lock file as it is: --glibc " + a.glibc + " would need a resolution",
+            "drop --glibc (setup and sync check each wheel's glibc against "
+            "the machine), or lock the project's inputs with it");
     }
     app::LockFromRequest request;
     request.from = util::path_from_utf8(a.from);
@@ -53,6 +59,16 @@ app::LockOutcome lock_from(const LockArgs& a, app::Session& session) {
     request.options.targets = a.targets;
     if (!a.python.empty()) request.options.python = a.python;
     return app::lock_from_file(session, request);
+}
+
+// ", glibc ≥ 2.31 for vllm": what the target's wheels need of the OS, when any need a version.
+std::string floor_summary(const lock::LockedTarget& target) {
+    if (!target.os_floor) return {};
+    const std::string what = target.os == "linux" ? "glibc" : "macOS";
+    std::string names;
+    for (const auto& name : target.os_floor->packages)
+        names += (names.empty() ? "" : ", ") + name;
+    return ", " + what + " ≥ " + target.os_floor->version + " for " + names;
 }
 
 }  // namespace
@@ -85,6 +101,10 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                      "machine)")
         ->check(target_id_check());
     lock->add_option("--python", a->python, "Python X.Y or X.Y.Z (default: the manifest's)");
+    lock->add_option("--glibc", a->glibc,
+                     "X.Y: the newest glibc the Linux targets' machines have; only versions "
+                     "whose wheels run there are taken (default: the input's `glibc`, else "
+                     "every manylinux level)");
     lock->add_option("--backend", a->backend,
                      "This machine's backend when it is the target (auto = detect); honoured "
                      "or refused, never replaced; default: AITK_ENV_TORCH_BACKEND");
@@ -124,6 +144,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.output = path_or_none(a->output);
         request.targets = a->targets;
         if (!a->python.empty()) request.python = a->python;
+        if (!a->glibc.empty()) request.glibc = a->glibc;
         request.upgrade = a->upgrade;
         request.upgrade_packages = a->upgrade_packages;
         request.check = a->check;
@@ -163,7 +184,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
             } else {
                 for (const auto& target : outcome.lockfile.targets) {
                     std::cerr << target.id << ": " << target.packages.size() << " packages (Python "
-                              << target.python << ")\n";
+                              << target.python << floor_summary(target) << ")\n";
                 }
                 std::cerr << (outcome.written ? "wrote " : "unchanged: ")
                           << util::utf8_of(outcome.path) << "\n";

@@ -19,7 +19,7 @@ namespace aitk::cli {
 Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
         std::string manifest, lock, requirements, env_file, bundle, project,
-            prefix = ".venv", backend = "auto", python, link_mode = "auto", target;
+            prefix = ".venv", backend = "auto", python, link_mode = "auto", target, glibc;
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
              compile_bytecode = false, no_build = false, force = false, require_hashes = false;
         std::vector<std::string> rewrite_urls;
@@ -57,6 +57,9 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
                     "With --backend or --target: install that build even if this machine cannot "
                     "run it (e.g. to prepare a prefix for another machine)");
     setup->add_option("--python", args->python, "Interpreter version X.Y or path");
+    setup->add_option("--glibc", args->glibc,
+                      "X.Y: lock for machines with this glibc or newer (see `lock --glibc`); "
+                      "not with -l or --bundle");
     setup->add_option("--link-mode", args->link_mode, "auto, reflink, hardlink or copy")
         ->check(CLI::IsMember({"auto", "reflink", "hardlink", "copy"}));
     setup->add_flag("--dry-run", args->dry_run, "Print the plan; change nothing");
@@ -98,6 +101,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         if (!args->target.empty()) request.target = args->target;
         request.prefix = util::path_from_utf8(args->prefix);
         if (!args->python.empty()) request.python = args->python;
+        if (!args->glibc.empty()) request.glibc = args->glibc;
         request.link_mode = *install::parse_link_mode(args->link_mode);
         request.dry_run = args->dry_run;
         request.smoke_test = !args->no_smoke_test;

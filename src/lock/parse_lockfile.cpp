@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "aitk/lock/lock_floor.hpp"
 #include "aitk/lock/lockfile.hpp"
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/path_name.hpp"
 #include "aitk/util/strings.hpp"
@@ -368,17 +370,93 @@ ReadPackage read_package(const Reader& reader, const YamlNode& node, const std::
     return read;
 }
 
+// "2.28": a version as the floor fields write it.
+std::string os_version(const Reader& reader, const YamlNode& node, const std::string& path) {
+    std::string text = reader.non_empty_string(node, path);
+    if (!pep::parse_os_version(text)) {
+        reader.fail(node, quoted(path) + " must be MAJOR.MINOR such as 2.28, got " + quoted(text));
+    }
+    return text;
+}
+
+// `glibc:` of a Linux target, `macos:` of a macOS one: the cap and the floor as written (absent
+// in locks older than them). Returns the node, for check_floor.
+const YamlNode* read_floor(const Reader& reader, const Fields& f, LockedTarget& target) {
+    const YamlNode* found = nullptr;
+    for (const std::string_view key : {"glibc", "macos"}) {
+        const YamlNode* node = f.optional(key);
+        if (node == nullptr) continue;
+        if (floor_key(target.os) != key) {
+            reader.fail(*node,
+                        quoted(f.path(key)) + " belongs to " +
+                            (key == "glibc" ? "Linux" : "macOS") + " targets, not to " +
+                            quoted(target.id),
+                        relock_hint);
+        }
+        found = node;
+        const Fields g(reader, *node, f.path(key));
+        g.check({"cap", "floor", "set-by"});
+        if (const YamlNode* cap = g.optional("cap"))
+            target.os_cap = os_version(reader, *cap, g.path("cap"));
+        const YamlNode* floor = g.optional("floor");
+        const YamlNode* set_by = g.optional("set-by");
+        if ((floor == nullptr) != (set_by == nullptr)) {
+            reader.fail(*node,
+                        quoted(f.path(key)) + " needs both `floor` and `set-by`, or neither");
+        }
+        if (floor != nullptr) {
+            target.os_floor = LockedFloor{os_version(reader, *floor, g.path("floor")),
+                                          reader.string_set(*set_by, g.path("set-by"))};
+        }
+    }
+    return found;
+}
+
+std::string floor_text(const std::optional<LockedFloor>& floor) {
+    if (!floor) return "no floor";
+    std::string names;
+    for (const auto& name : floor->packages)
+        names += (names.empty() ? "" : ", ") + name;
+    return floor->version + " (set by " + names + ")";
+}
+
+// The floor as written must be the one the target's wheels set, and within the cap: a machine
+// is checked against the wheels, and a hand edit here would only mislead.
+void check_floor(const Reader& reader, const YamlNode* node, const std::string& path,
+                 const LockedTarget& target) {
+    if (node == nullptr) return;
+    const std::string key(floor_key(target.os));
+    const auto computed = floor_of(target);
+    if (computed != target.os_floor) {
+        reader.fail(*node,
+                    quoted(child_path(path, key)) + " says " + floor_text(target.os_floor) +
+                        ", but the target's wheels need " + floor_text(computed),
+                    relock_hint);
+    }
+    if (!target.os_cap.empty() && target.os_floor) {
+        const auto cap = pep::parse_os_version(target.os_cap);
+        const auto floor = pep::parse_os_version(target.os_floor->version);
+        if (cap && floor && *cap < *floor) {
+            reader.fail(*node,
+                        quoted(child_path(path, key)) + ": floor " + target.os_floor->version +
+                            " is above the cap " + target.os_cap,
+                        relock_hint);
+        }
+    }
+}
+
 LockedTarget read_target(const Reader& reader, const YamlNode& node, const std::string& path,
                          const std::set<std::string>& index_names) {
     const Fields f(reader, node, path);
-    f.check(
-        {"id", "os", "arch", "backend", "python", "marker-environment", "variables", "packages"});
+    f.check({"id", "os", "arch", "backend", "python", "glibc", "macos", "marker-environment",
+             "variables", "packages"});
     LockedTarget target;
     target.id = reader.path_name(f.required("id"), f.path("id"));
     target.os = f.non_empty("os");
     target.arch = f.non_empty("arch");
     target.backend = f.non_empty("backend");
     target.python = f.non_empty("python");
+    const YamlNode* floor = read_floor(reader, f, target);
     if (const YamlNode* env = f.optional("marker-environment")) {
         target.marker_environment = reader.string_map(*env, f.path("marker-environment"), false);
     }
@@ -386,7 +464,10 @@ LockedTarget read_target(const Reader& reader, const YamlNode& node, const std::
         target.variables = reader.string_map(*vars, f.path("variables"), true);
     }
     const YamlNode* list = f.optional("packages");
-    if (list == nullptr) return target;
+    if (list == nullptr) {
+        check_floor(reader, floor, path, target);
+        return target;
+    }
     const std::string packages_path = f.path("packages");
     reader.sequence(*list, packages_path);
     std::vector<ReadPackage> read;
@@ -412,6 +493,7 @@ LockedTarget read_target(const Reader& reader, const YamlNode& node, const std::
     }
     std::sort(target.packages.begin(), target.packages.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });
+    check_floor(reader, floor, path, target);
     return target;
 }
 

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "aitk/lock/lock_floor.hpp"
 #include "aitk/lock/pylock.hpp"
 #include "aitk/pep/direct_reference.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/sdist_filename.hpp"
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/pep/wheel_filename.hpp"
 #include "aitk/util/path_name.hpp"
 #include "aitk/util/strings.hpp"
@@ -178,7 +180,35 @@ class TargetBuilder {
         return std::nullopt;
     }
 
+    // The floor the selected index packages force (pep::unavoidable_floor): the needs of each
+    // one's wheels that fit the target (of its sdist when none does).
+    void settle_floor(const std::vector<const PylockPackage*>& selected) {
+        std::vector<std::vector<std::optional<pep::OsVersion>>> needs;
+        for (const auto* package : selected) {
+            if (package->vcs || package->directory || package->archive) continue;
+            std::vector<std::optional<pep::OsVersion>> files;
+            for (const auto& wheel : package->wheels) {
+                auto name = pep::WheelFilename::parse(wheel.name);
+                if (!name || !target_.tags.best_rank(name->tags)) continue;
+                files.push_back(need_of(name->tags));
+            }
+            if (files.empty() && package->sdist) files.push_back(std::nullopt);
+            needs.push_back(std::move(files));
+        }
+        floor_ = pep::unavoidable_floor(needs);
+    }
+
   private:
+    std::optional<pep::OsVersion> need_of(const std::vector<pep::Tag>& tags) const {
+        auto need = wheel_os_need(target_.os, target_.arch, tags);
+        return need ? std::optional(need->version) : std::nullopt;
+    }
+    // A compiled wheel that needs a newer glibc (macOS) than the versions force gives way to
+    // one that keeps the floor (a pure wheel).
+    bool keeps_floor(const std::vector<pep::Tag>& tags) const {
+        return pep::within_floor(need_of(tags), floor_);
+    }
+
     std::string local(std::string_view path) const {
         return places_.local_url ? places_.local_url(path) : std::string(path);
     }
@@ -269,6 +299,7 @@ class TargetBuilder {
             if (!name) return std::move(name).error();
             names.push_back(wheel.name);
             const auto rank = target_.tags.best_rank(name->tags);
+            if (rank && !keeps_floor(name->tags)) continue;
             if (rank && (!best_rank || *rank < *best_rank)) {
                 best = &wheel;
                 best_rank = rank;
@@ -334,6 +365,7 @@ class TargetBuilder {
     const PylockTarget& target_;
     const PylockPlaces& places_;
     std::vector<LockedIndex>& indexes_;
+    std::optional<pep::OsVersion> floor_;
 };
 
 }  // namespace
@@ -365,6 +397,7 @@ PylockResult<LockedTarget> pylock_target(const std::vector<const PylockPackage*>
     }
 
     TargetBuilder builder(target, places, indexes);
+    builder.settle_floor(selected);
     for (const auto* package : selected) {
         LockedPackage locked;
         locked.name = package->name;

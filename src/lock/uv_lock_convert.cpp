@@ -1,9 +1,12 @@
 // The selected packages of a uv.lock as lockfile packages for one target (uv_lock_install.hpp).
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
+#include "aitk/lock/lock_floor.hpp"
 #include "aitk/lock/uv_lock_install.hpp"
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/pep/wheel_filename.hpp"
 #include "aitk/util/redact.hpp"
 
@@ -22,6 +25,29 @@ class Converter {
   public:
     Converter(const UvLock& lock, const UvConversionOptions& options)
         : lock_(lock), options_(options) {}
+
+    // The floor the installed packages force: per registry or URL package, the needs of the
+    // wheels that fit the target (or of its sdist when none does).
+    void settle_floor(const std::set<std::size_t>& installed) {
+        if (options_.os.empty()) return;
+        std::vector<std::vector<std::optional<pep::OsVersion>>> needs;
+        for (std::size_t i : installed) {
+            const auto& p = lock_.packages[i];
+            if (p.source.kind != UvSource::Kind::registry && p.source.kind != UvSource::Kind::url)
+                continue;
+            std::vector<std::optional<pep::OsVersion>> files;
+            for (const auto& wheel : p.wheels) {
+                auto name = pep::WheelFilename::parse(wheel.filename);
+                if (!name || !options_.tags->best_rank(name->tags)) continue;
+                auto need = wheel_os_need(options_.os, options_.arch, name->tags);
+                needs_[&wheel] = need ? std::optional(need->version) : std::nullopt;
+                files.push_back(needs_[&wheel]);
+            }
+            if (files.empty() && p.sdist) files.push_back(std::nullopt);
+            needs.push_back(std::move(files));
+        }
+        floor_ = pep::unavoidable_floor(needs);
+    }
 
     LockedPackage convert(const UvSelectedPackage& selected) const {
         const auto& p = lock_.packages[selected.package];
@@ -102,6 +128,9 @@ class Converter {
             const auto tags_at = dashes[dashes.size() - 3] + 1;
             auto rank = options_.tags->best_rank(name.substr(tags_at, name.size() - 4 - tags_at));
             if (!rank) continue;
+            if (auto need = needs_.find(&wheel);
+                need != needs_.end() && !pep::within_floor(need->second, floor_))
+                continue;
             std::optional<pep::BuildTag> build;
             if (dashes.size() == 5) {
                 auto parsed = pep::WheelFilename::parse(wheel.filename);
@@ -197,6 +226,8 @@ class Converter {
 
     const UvLock& lock_;
     const UvConversionOptions& options_;
+    std::map<const UvFile*, std::optional<pep::OsVersion>> needs_;  // of the fitting wheels
+    std::optional<pep::OsVersion> floor_;
 };
 
 }  // namespace
@@ -204,12 +235,13 @@ class Converter {
 util::Loaded<std::vector<LockedPackage>> uv_locked_packages(const UvLock& lock,
                                                             const UvInstallSet& selected,
                                                             const UvConversionOptions& options) {
-    const Converter converter(lock, options);
+    Converter converter(lock, options);
     std::set<std::size_t> installed;
     for (const auto& s : selected.packages) {
         if (lock.packages[s.package].source.kind != UvSource::Kind::virtual_)
             installed.insert(s.package);
     }
+    converter.settle_floor(installed);
     std::vector<LockedPackage> out;
     try {
         for (const auto& s : selected.packages) {

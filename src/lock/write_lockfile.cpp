@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "aitk/lock/lock_floor.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/lock/yaml_scalar.hpp"
 #include "lock_text.hpp"
@@ -136,6 +137,19 @@ void write_package(YamlOut& out, int indent, const LockedPackage& package) {
     if (package.source) write_source(out, indent, *package.source);
 }
 
+// `glibc:` (Linux) or `macos:` (macOS): the cap the lock was made under and the floor its
+// wheels set.
+void write_floor(YamlOut& out, int indent, const LockedTarget& target) {
+    const std::string_view key = floor_key(target.os);
+    if (key.empty() || (target.os_cap.empty() && !target.os_floor)) return;
+    out.header(indent, key);
+    if (!target.os_cap.empty()) out.field(indent + 2, "cap", target.os_cap);
+    if (target.os_floor) {
+        out.field(indent + 2, "floor", target.os_floor->version);
+        out.field_flow_list(indent + 2, "set-by", sorted_unique(target.os_floor->packages));
+    }
+}
+
 void write_target(YamlOut& out, int indent, const LockedTarget& target) {
     out.item();
     out.field(indent, "id", target.id);
@@ -143,6 +157,7 @@ void write_target(YamlOut& out, int indent, const LockedTarget& target) {
     out.field(indent, "arch", target.arch);
     out.field(indent, "backend", target.backend);
     out.field(indent, "python", target.python);
+    write_floor(out, indent, target);
     out.map(indent, "marker-environment", target.marker_environment);
     out.map(indent, "variables", writable_variables(target.variables));
     std::vector<const LockedPackage*> packages;

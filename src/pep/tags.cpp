@@ -4,7 +4,9 @@
 #include <array>
 #include <cstring>
 
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/util/strings.hpp"
+#include "platform_names.hpp"
 
 namespace aitk::pep {
 
@@ -211,6 +213,10 @@ bool is_any_of(std::string_view s, std::initializer_list<std::string_view> optio
     return std::find(options.begin(), options.end(), s) != options.end();
 }
 
+}  // namespace
+
+namespace detail {
+
 // The Linux machine names a target may run wheels for, closest first: a 32-bit ARM userland on
 // a 64-bit kernel ("armv8l") also runs armv7l code.
 std::vector<std::string> linux_archs(std::string_view arch) {
@@ -221,6 +227,10 @@ std::vector<std::string> linux_archs(std::string_view arch) {
     if (a == "armv8l") return {"armv8l", "armv7l"};
     return {a};
 }
+
+}  // namespace detail
+
+namespace {
 
 // PEP 600 glibc ladder for one arch, newest first, with the PEP 513/571/599 aliases right after
 // the manylinux_2_N tag they equal.
@@ -266,6 +276,10 @@ void add_musllinux(std::vector<std::string>& out, const std::vector<std::string>
     }
 }
 
+}  // namespace
+
+namespace detail {
+
 std::string mac_arch(std::string_view arch) {
     std::string a = util::to_lower(arch);
     if (a == "aarch64") return "arm64";
@@ -297,10 +311,14 @@ std::vector<std::string_view> mac_binary_formats(OsVersion version, std::string_
     return formats;
 }
 
+}  // namespace detail
+
+namespace {
+
 void add_mac(std::vector<std::string>& out, std::string_view arch_in, OsVersion version) {
-    std::string arch = mac_arch(arch_in);
+    std::string arch = detail::mac_arch(arch_in);
     auto add = [&](unsigned major, unsigned minor) {
-        for (std::string_view format : mac_binary_formats({major, minor}, arch)) {
+        for (std::string_view format : detail::mac_binary_formats({major, minor}, arch)) {
             out.push_back("macosx_" + std::to_string(major) + "_" + std::to_string(minor) + "_" +
                           std::string(format));
         }
@@ -326,12 +344,70 @@ void add_mac(std::vector<std::string>& out, std::string_view arch_in, OsVersion 
     }
 }
 
+}  // namespace
+
+namespace detail {
+
 std::string windows_platform(std::string_view arch) {
     std::string a = util::to_lower(arch);
     if (is_any_of(a, {"x86_64", "amd64", "x64"})) return "win_amd64";
     if (is_any_of(a, {"arm64", "aarch64"})) return "win_arm64";
     if (is_any_of(a, {"x86", "i386", "i686", "win32"})) return "win32";
     return "win_" + a;
+}
+
+}  // namespace detail
+
+namespace {
+
+// The version a platform tag names (nullopt: none), for the oldest-first order.
+std::optional<OsVersion> named_version(std::string_view platform) {
+    auto need = platform_need(platform);
+    if (!need) return std::nullopt;
+    return need->version;
+}
+
+// Puts the tags that name an OS version first, the oldest version first, keeping the order of
+// equal ones (the interpreter's own ABI before abi3 before py*; an alias beside the tag it
+// equals); the tags that name none keep their order after them. `platform_of` gives a tag's
+// platform. Versions below `floor` count as `floor`: no arm64 Mac runs a macOS older than 11,
+// so a universal2 wheel for 10.9 is no better there than an arm64 one for 11.0.
+template <class T, class PlatformOf>
+void order_oldest_first(std::vector<T>& items, PlatformOf platform_of, OsVersion floor) {
+    struct Keyed {
+        std::optional<OsVersion> version;
+        std::size_t index;
+    };
+    std::vector<Keyed> keys;
+    keys.reserve(items.size());
+    std::string_view last_platform;
+    std::optional<OsVersion> last_version;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        std::string_view platform = platform_of(items[i]);
+        // Tags come in runs over the same platform list: parse each platform name once per run.
+        if (i == 0 || platform != last_platform) {
+            last_platform = platform;
+            last_version = named_version(platform);
+            if (last_version && *last_version < floor) last_version = floor;
+        }
+        keys.push_back({last_version, i});
+    }
+    std::stable_sort(keys.begin(), keys.end(), [](const Keyed& a, const Keyed& b) {
+        if (a.version.has_value() != b.version.has_value()) return a.version.has_value();
+        return a.version && *a.version < *b.version;
+    });
+    std::vector<T> ordered;
+    ordered.reserve(items.size());
+    for (const auto& key : keys)
+        ordered.push_back(std::move(items[key.index]));
+    items = std::move(ordered);
+}
+
+// The oldest OS a target's machine can have whatever its tags say.
+OsVersion oldest_possible(const TargetPlatform& target) {
+    if (target.os == TargetOs::macos && detail::mac_arch(target.arch) == "arm64")
+        return OsVersion{11, 0};
+    return OsVersion{};
 }
 
 }  // namespace
@@ -351,7 +427,7 @@ std::vector<std::string> platform_tags(const TargetPlatform& requested) {
     switch (target.os) {
         case TargetOs::linux_glibc:
         case TargetOs::linux_musl: {
-            std::vector<std::string> archs = linux_archs(target.arch);
+            std::vector<std::string> archs = detail::linux_archs(target.arch);
             if (target.os == TargetOs::linux_glibc) {
                 add_manylinux(out, archs, target.os_version);
             } else {
@@ -365,9 +441,13 @@ std::vector<std::string> platform_tags(const TargetPlatform& requested) {
             add_mac(out, target.arch, target.os_version);
             break;
         case TargetOs::windows:
-            out.push_back(windows_platform(target.arch));
+            out.push_back(detail::windows_platform(target.arch));
             break;
     }
+    if (target.oldest_os_first)
+        order_oldest_first(
+            out, [](const std::string& platform) -> std::string_view { return platform; },
+            oldest_possible(target));
     return out;
 }
 
@@ -453,6 +533,10 @@ std::vector<Tag> compatible_tags(const TargetPlatform& requested) {
     if (!any_interpreter.empty()) out.push_back(Tag{any_interpreter, "none", "any"});
     for (const std::string& interpreter : py)
         out.push_back(Tag{interpreter, "none", "any"});
+    if (target.oldest_os_first)
+        order_oldest_first(
+            out, [](const Tag& tag) -> std::string_view { return tag.platform; },
+            oldest_possible(target));
     return out;
 }
 

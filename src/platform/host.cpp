@@ -223,6 +223,10 @@ HostInfo probe_host(const ProbeEnvironment& env) {
     return host;
 }
 
+void apply_glibc_override(HostInfo& host, const std::optional<std::string>& glibc) {
+    if (glibc && host.os == OsKind::linux_os) host.libc = LibcInfo{"glibc", *glibc};
+}
+
 std::optional<std::uint64_t> free_disk_bytes(const std::filesystem::path& at) {
     std::error_code ec;
     std::filesystem::path p = std::filesystem::absolute(at, ec);

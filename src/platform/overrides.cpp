@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::platform {
@@ -125,6 +126,17 @@ Parsed<DetectionOverrides> read_overrides(const util::Environment& env, bool cas
                                     *v, ParseError::no_position});
         }
         o.probe_timeout_seconds = seconds;
+    }
+    if (auto v = get(kEnvGlibcVersion)) {
+        const std::string_view t = util::trim(*v);
+        if (!pep::parse_os_version(t)) {
+            return named(kEnvGlibcVersion,
+                         ParseError{"expected MAJOR.MINOR such as 2.36 (what `ldd --version` "
+                                    "prints)",
+                                    *v, ParseError::no_position});
+        }
+        o.glibc_version = std::string(t);
+        note(kEnvGlibcVersion, o.glibc_version.value());
     }
     if (auto v = get(kEnvNvidiaSources)) {
         std::vector<std::string> sources;

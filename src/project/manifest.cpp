@@ -184,6 +184,16 @@ void read_default_targets(const ManifestYaml& y, const YAML::Node& node, Manifes
     }
 }
 
+void read_glibc(const ManifestYaml& y, const YAML::Node& node, Manifest& m) {
+    const std::string hint =
+        "write the newest glibc the Linux machines have, such as glibc: \"2.28\" (`ldd "
+        "--version` prints it), or drop the key to take every manylinux level";
+    auto cap = parse_glibc_cap(y.string(node, "glibc", hint));
+    if (!cap) y.fail(node, "glibc", cap.error(), hint);
+    m.glibc = *cap;
+    m.glibc_where = y.location(node);
+}
+
 void read_format(const ManifestYaml& y, const YAML::Node& root) {
     YAML::Node f = ManifestYaml::get(root, "format");
     if (!f.IsDefined()) return;
@@ -200,7 +210,7 @@ Manifest read_tree(const ManifestYaml& y, const YAML::Node& root) {
     y.expect_keys(root, "",
                   {"format", "name", "description", "upstream", "python", "torch", "requirements",
                    "project_requirement_files", "extra_requirements", "environment",
-                   "hardware_profiles", "indexes", "default_targets"});
+                   "hardware_profiles", "indexes", "default_targets", "glibc"});
     read_format(y, root);
     Manifest m;
     YAML::Node name = ManifestYaml::get(root, "name");
@@ -234,6 +244,8 @@ Manifest read_tree(const ManifestYaml& y, const YAML::Node& root) {
         read_indexes(y, indexes, m.indexes);
     if (YAML::Node targets = ManifestYaml::get(root, "default_targets"); targets.IsDefined())
         read_default_targets(y, targets, m);
+    if (YAML::Node glibc = ManifestYaml::get(root, "glibc"); glibc.IsDefined())
+        read_glibc(y, glibc, m);
     return m;
 }
 

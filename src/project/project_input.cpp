@@ -186,6 +186,8 @@ Loaded<ProjectInput> from_manifest(const Manifest& manifest,
     in.torch_index_url = manifest.indexes.torch_index_url;
     in.environment = manifest.environment;
     in.default_targets = manifest.default_targets;
+    in.glibc_cap = manifest.glibc;
+    if (manifest.glibc) in.glibc_cap_by = manifest.glibc_where.to_string() + " (glibc)";
     in.options.index_url = manifest.indexes.index_url;
     in.options.extra_index_urls = manifest.indexes.extra_index_urls;
     in.options.find_links = manifest.indexes.find_links;

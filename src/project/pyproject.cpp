@@ -7,6 +7,7 @@
 #include "aitk/fs/input_file.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/specifier.hpp"
+#include "aitk/project/target.hpp"
 #include "aitk/util/path_name.hpp"
 #include "aitk/util/utf8.hpp"
 #include "pyproject_parts.hpp"
@@ -148,6 +149,33 @@ std::optional<InputProblem> read_groups(const TomlFile& f, const toml::node& nod
     return std::nullopt;
 }
 
+// [tool.aitk-env]: aitk-env's own settings for the project (today its glibc cap).
+std::optional<InputProblem> read_aitk_settings(const TomlFile& f, const toml::node& node,
+                                               Pyproject& out) {
+    std::optional<InputProblem> problem;
+    const auto* table = f.table(node, "tool.aitk-env", problem);
+    if (!table) return problem;
+    if (auto unknown = f.unknown_key(*table, {"glibc"}, "tool.aitk-env")) {
+        unknown->hint = "the key aitk-env reads there is glibc";
+        return unknown;
+    }
+    if (const auto* glibc = table->get("glibc")) {
+        const std::string hint =
+            "write the newest glibc the Linux machines have, such as glibc = \"2.28\" (`ldd "
+            "--version` prints it), or drop the key to take every manylinux level";
+        auto text = f.string(*glibc, "tool.aitk-env.glibc");
+        if (!text) {
+            text.error().hint = hint;
+            return std::move(text.error());
+        }
+        auto cap = parse_glibc_cap(*text);
+        if (!cap) return InputProblem{f.at(*glibc), "tool.aitk-env." + cap.error(), hint};
+        out.glibc = *cap;
+        out.glibc_where = f.at(*glibc);
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 bool Pyproject::is_dynamic(std::string_view field) const {
@@ -182,6 +210,10 @@ Loaded<Pyproject> parse_pyproject(std::string_view text, const std::filesystem::
     if (const auto* tool = document->get("tool"); tool && tool->is_table()) {
         if (const auto* uv = tool->as_table()->get("uv")) {
             if (auto p = detail::read_uv_settings(f, *uv, out.uv))
+                return util::Unexpected<InputProblem>(std::move(*p));
+        }
+        if (const auto* aitk = tool->as_table()->get("aitk-env")) {
+            if (auto p = read_aitk_settings(f, *aitk, out))
                 return util::Unexpected<InputProblem>(std::move(*p));
         }
     }

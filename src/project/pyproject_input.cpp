@@ -579,6 +579,8 @@ class Conversion {
         in_.name = p_.name;
         in_.name_where = p_.name_where;
         in_.python_requires = p_.requires_python;
+        in_.glibc_cap = p_.glibc;
+        if (p_.glibc) in_.glibc_cap_by = p_.glibc_where.to_string() + " (tool.aitk-env.glibc)";
         in_.described_as = util::utf8_of(p_.file.filename()) +
                            (p_.uv.where.line ? " (PEP 621 + tool.uv)" : " (PEP 621)");
         detail::copy_torch_pins(in_.requirements, in_.torch_packages);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::project {
@@ -285,9 +286,23 @@ pep::TargetPlatform tag_platform(const Target& target, const pep::Version& pytho
         t.os_version = assumptions.macos;
     } else {
         t.os = pep::TargetOs::linux_glibc;
-        t.os_version = assumptions.glibc;
+        t.os_version = assumptions.glibc.value_or(newest_glibc);
     }
+    t.oldest_os_first = assumptions.oldest_os_first;
     return t;
+}
+
+util::Expected<pep::OsVersion, std::string> parse_glibc_cap(std::string_view text) {
+    auto fail = [&](std::string why) {
+        return util::Unexpected<std::string>("glibc \"" + std::string(text) + "\": " + why);
+    };
+    auto version = pep::parse_os_version(text);
+    if (!version) return fail("expected MAJOR.MINOR such as 2.28");
+    if (version->major != 2) return fail("no such glibc: every glibc is 2.x");
+    if (*version < pep::OsVersion{2, 5}) return fail("older than the oldest manylinux glibc, 2.5");
+    if (*version > newest_glibc)
+        return fail("newer than any manylinux level (" + pep::to_string(newest_glibc) + ")");
+    return *version;
 }
 
 }  // namespace aitk::project

@@ -171,6 +171,7 @@ TEST(ManifestSchema, ReadmeExampleParses) {
     EXPECT_EQ(m->torch.packages.at("torchvision"), ">=0.28,<0.29");
     EXPECT_EQ(m->requirements.size(), 4u);
     EXPECT_EQ(m->extra_requirements.size(), 2u);
+    EXPECT_EQ(m->glibc, (aitk::pep::OsVersion{2, 28}));
 }
 
 TEST(Manifest, MinimalManifestHasDefaults) {
@@ -260,7 +261,7 @@ TEST(ManifestProblems, UnknownKeys) {
                                          "description, upstream, python, torch, requirements, "
                                          "project_requirement_files, extra_requirements, "
                                          "environment, hardware_profiles, indexes, "
-                                         "default_targets")));
+                                         "default_targets, glibc")));
     EXPECT_EQ(problem("name: x\npython:\n  require: \">=3.10\"\n"),
               std::make_pair(std::string("m.yaml:3:3: unknown key \"require\" in python"),
                              std::string("did you mean \"requires\"? known keys: requires, "

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 
 #include "aitk/pep/marker.hpp"
@@ -220,16 +222,27 @@ TEST(Target, MarkersEvaluateAgainstTheTarget) {
 TEST(Target, TagPlatformFollowsTheTarget) {
     using aitk::project::tag_platform;
     auto python = version("3.12.3");
+    // Uncapped, a Linux target takes every manylinux level, the oldest glibc first (a lock runs
+    // on the most machines); it used to stop at an assumed 2.28.
     auto linux_tags = pep::platform_tags(tag_platform(parsed("linux-x86_64-cu130"), python));
     ASSERT_FALSE(linux_tags.empty());
-    EXPECT_EQ(linux_tags.front(), "manylinux_2_28_x86_64");
+    EXPECT_EQ(linux_tags.front(), "manylinux_2_5_x86_64");
     EXPECT_EQ(linux_tags.back(), "linux_x86_64");
+    EXPECT_NE(std::find(linux_tags.begin(), linux_tags.end(), "manylinux_2_35_x86_64"),
+              linux_tags.end());
 
-    auto t = tag_platform(parsed("linux-aarch64-cpu"), python, {{2, 34}, {14, 0}});
+    aitk::project::TargetAssumptions capped;
+    capped.glibc = pep::OsVersion{2, 34};
+    capped.oldest_os_first = false;
+    auto t = tag_platform(parsed("linux-aarch64-cpu"), python, capped);
     EXPECT_EQ(t.os, pep::TargetOs::linux_glibc);
     EXPECT_EQ(t.python_major, 3u);
     EXPECT_EQ(t.python_minor, 12u);
     EXPECT_EQ(pep::platform_tags(t).front(), "manylinux_2_34_aarch64");
+    capped.oldest_os_first = true;
+    auto oldest = pep::platform_tags(tag_platform(parsed("linux-aarch64-cpu"), python, capped));
+    EXPECT_EQ(oldest.front(), "manylinux_2_17_aarch64");
+    EXPECT_EQ(std::find(oldest.begin(), oldest.end(), "manylinux_2_35_aarch64"), oldest.end());
 
     auto win = pep::platform_tags(tag_platform(parsed("windows-x86_64-cu126"), python));
     EXPECT_EQ(win, std::vector<std::string>{"win_amd64"});
@@ -239,10 +252,31 @@ TEST(Target, TagPlatformFollowsTheTarget) {
     EXPECT_EQ(mac.python_minor, 11u);
     auto mac_tags = pep::platform_tags(mac);
     ASSERT_FALSE(mac_tags.empty());
-    EXPECT_EQ(mac_tags.front(), "macosx_14_0_arm64");
+    EXPECT_EQ(mac_tags.front(), "macosx_11_0_arm64");
+    EXPECT_NE(std::find(mac_tags.begin(), mac_tags.end(), "macosx_14_0_arm64"), mac_tags.end());
+    EXPECT_EQ(std::find(mac_tags.begin(), mac_tags.end(), "macosx_15_0_arm64"), mac_tags.end());
     auto cp = pep::compatible_tags(mac);
     ASSERT_FALSE(cp.empty());
-    EXPECT_EQ(cp.front().to_string(), "cp311-cp311-macosx_14_0_arm64");
+    EXPECT_EQ(cp.front().to_string(), "cp311-cp311-macosx_11_0_arm64");
+}
+
+TEST(Target, GlibcCapsAreMajorMinorOfARealGlibc) {
+    using aitk::project::parse_glibc_cap;
+    EXPECT_EQ(*parse_glibc_cap("2.28"), (pep::OsVersion{2, 28}));
+    EXPECT_EQ(*parse_glibc_cap("2.5"), (pep::OsVersion{2, 5}));
+    auto no_minor = parse_glibc_cap("3");
+    ASSERT_FALSE(no_minor);
+    EXPECT_EQ(no_minor.error(), "glibc \"3\": expected MAJOR.MINOR such as 2.28");
+    EXPECT_FALSE(parse_glibc_cap("abc"));
+    EXPECT_FALSE(parse_glibc_cap(""));
+    EXPECT_FALSE(parse_glibc_cap("2.28.1"));
+    auto three = parse_glibc_cap("3.0");
+    ASSERT_FALSE(three);
+    EXPECT_NE(three.error().find("every glibc is 2.x"), std::string::npos);
+    auto ancient = parse_glibc_cap("2.3");
+    ASSERT_FALSE(ancient);
+    EXPECT_NE(ancient.error().find("2.5"), std::string::npos);
+    EXPECT_FALSE(parse_glibc_cap("2.150"));
 }
 
 }  // namespace

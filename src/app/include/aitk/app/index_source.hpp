@@ -21,6 +21,7 @@
 #include "aitk/pep/marker.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/specifier.hpp"
+#include "aitk/pep/tag_fit.hpp"
 #include "aitk/pep/tags.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/project/hash_pins.hpp"
@@ -31,6 +32,9 @@ namespace aitk::app {
 
 struct SourceTarget {
     pep::TargetPlatform platform;
+    // Where the platform's glibc cap comes from ("--glibc 2.28", "ai.yaml:3:8 (glibc)"), for
+    // messages about wheels that need a newer one; empty: uncapped.
+    std::string os_cap_by;
     pep::Version python;  // full interpreter version, for Requires-Python
     // pip's --only-binary / --no-binary: normalised names or ":all:".
     std::set<std::string> only_binary;
@@ -116,6 +120,10 @@ class IndexPackageSource : public resolve::PackageSource {
     // sdist); nullopt when versions() never listed it.
     std::optional<ChosenFile> chosen_file(const std::string& name,
                                           const pep::Version& version) const;
+    // After the resolution: each resolved version's file is the best one that keeps the
+    // target's glibc (macOS) floor where the versions force it (pep::unavoidable_floor), so that
+    // a compiled wheel needing a newer glibc gives way to a pure one of the same version.
+    void keep_within_floor(std::span<const resolve::ResolvedPackage> packages);
     // Commits of git requirements to keep (by vcs_pin_key), from an earlier lock.
     void set_locked_commits(std::map<std::string, std::string> commits) {
         locked_commits_ = std::move(commits);
@@ -152,6 +160,10 @@ class IndexPackageSource : public resolve::PackageSource {
     // (for this target), and the flag that reaches them; nullopt when none has.
     std::optional<std::string> passed_over(const std::string& name, const std::string& specifier,
                                            const std::vector<std::string>& offered);
+    // Why the target takes no wheel of the newest versions `specifier` admits that have none
+    // it takes (per wheel, the part of its tags that fails); nullopt when there are none.
+    std::optional<std::string> refused_wheels(const std::string& name, const Project& project,
+                                              const std::string& specifier);
     bool binary_only(const std::string& name) const;
     // The version (index into project.versions) the resolver will most likely take for
     // `name`, given every specifier the crawl has seen asked of it and the resolver's rules.
@@ -183,6 +195,7 @@ class IndexPackageSource : public resolve::PackageSource {
     std::map<std::string, pep::SpecifierSet> family_specifiers_;
     std::map<std::string, InspectedSource> inspected_;  // by URL
     pep::TagPriority priority_;
+    std::unique_ptr<pep::TagFit> tag_fit_;  // made when a message first needs it
     std::map<std::string, std::unique_ptr<Project>> projects_;
     std::map<std::string, resolve::DependencyInfo> metadata_;  // by file URL
     std::vector<std::string> notes_;

@@ -51,6 +51,9 @@ struct LockRequest {
     std::optional<std::filesystem::path> scratch_dir;
     std::vector<std::string> targets;   // ids; empty: the inputs' defaults, else host
     std::optional<std::string> python;  // "3.12" or "3.12.1"
+    // --glibc X.Y: the newest glibc the Linux targets' machines have (over the inputs' own
+    // cap); the resolver takes only versions whose wheels run there. Checked by run_lock.
+    std::optional<std::string> glibc;
     bool upgrade = false;
     std::vector<std::string> upgrade_packages;
     bool check = false;  // only compare the existing lock's input hash
@@ -122,12 +125,14 @@ std::filesystem::path default_lock_output(const InputSelection& input,
                                           const std::string& input_name);
 
 // "sha256:<hex>" over everything that decides a lock: the input files' bytes, the Python
-// version, the targets and the index settings, and `index_strategy` when the lock is made
-// under another strategy than the input's own ("" otherwise). Independent of the network and
-// the clock.
+// version, the targets and the index settings, `index_strategy` when the lock is made under
+// another strategy than the input's own ("" otherwise), and `glibc_cap` ("2.28", the Linux
+// targets' cap) when set: what was not chosen adds nothing, so that locks made before these
+// choices existed keep their hash. Independent of the network and the clock.
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
                             const std::vector<std::string>& targets,
                             const std::vector<lock::LockedIndex>& indexes,
-                            std::string_view index_strategy = {});
+                            std::string_view index_strategy = {},
+                            const std::string& glibc_cap = {});
 
 }  // namespace aitk::app

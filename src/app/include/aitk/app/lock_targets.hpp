@@ -16,6 +16,9 @@ struct LockTargetVerdict {
     bool runs = false;
     bool chosen = false;
     std::string why;  // "runs", "needs driver ≥ 580 (CUDA 13.x)", "for windows-x86_64"
+    // What makes it run here when that is not another lock target or build: a newer OS, or a
+    // lock that takes older versions (os_floor.hpp); empty otherwise.
+    std::string fix;
 };
 
 struct LockTargetJudgement {

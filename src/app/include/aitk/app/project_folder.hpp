@@ -12,8 +12,8 @@
 // decided here too, in front of these.
 #include <filesystem>
 #include <optional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "aitk/app/settings.hpp"
 

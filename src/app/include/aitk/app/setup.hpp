@@ -23,6 +23,9 @@ struct SetupRequest {
     std::optional<std::filesystem::path> bundle;
     std::filesystem::path prefix = ".venv";
     std::optional<std::string> python;  // "3.12", "3.12.1" or a path
+    // --glibc X.Y for the lock setup makes (LockRequest::glibc); refused with -l and --bundle,
+    // whose locks are made already.
+    std::optional<std::string> glibc;
     install::LinkMode link_mode = install::LinkMode::automatic;
     bool dry_run = false;
     bool smoke_test = true;

@@ -87,12 +87,26 @@ struct LockedPackage {
     friend bool operator==(const LockedPackage&, const LockedPackage&) = default;
 };
 
+// What a target's wheels need of the OS beyond its name (glibc on Linux, macOS on macOS): the
+// highest version any chosen wheel's platform tag names, and the packages whose wheel names
+// exactly it (lock_floor.hpp computes it from the wheels).
+struct LockedFloor {
+    std::string version;                // "2.31"
+    std::vector<std::string> packages;  // names, sorted
+    friend bool operator==(const LockedFloor&, const LockedFloor&) = default;
+};
+
 struct LockedTarget {
     std::string id;       // "linux-x86_64-cu130"
     std::string os;       // "linux"
     std::string arch;     // "x86_64"
     std::string backend;  // "cu130"
     std::string python;   // "3.12.3" (full version the markers were evaluated with)
+    // Written under `glibc:` (Linux) or `macos:` (macOS); locks older than these fields have
+    // neither. `os_cap`: the newest version the lock was allowed to take wheels for ("2.28"
+    // from --glibc, a manifest's `glibc:`, [tool.aitk-env] glibc; "" when uncapped).
+    std::string os_cap;
+    std::optional<LockedFloor> os_floor;
     std::map<std::string, std::string> marker_environment;  // PEP 508 variable → value
     std::map<std::string, std::string> variables;           // environment for this target
     std::vector<LockedPackage> packages;                    // sorted by name

@@ -66,10 +66,17 @@ struct UvConversionOptions {
     // A path of the lock (relative to its folder, as uv writes it) as an absolute file: URL.
     std::function<std::string(std::string_view)> local_url;
     std::string target_id;  // for messages
+    // The target's OS and architecture ("linux", "x86_64"): of a package's wheels, those that
+    // keep the floor the selected versions force (pep::unavoidable_floor) come first, so that a
+    // compiled wheel does not raise the target's glibc floor where a pure one would do. Empty:
+    // no floor rule.
+    std::string os;
+    std::string arch;
 };
 
 // The selected packages as lockfile packages, sorted by name: a registry package by its best
-// wheel for `tags` (uv's choice: the best tag, then the highest build tag), else its sdist; a
+// wheel for `tags` (uv's choice: the best tag, then the highest build tag; among the wheels
+// within the target's floor, see UvConversionOptions::os), else its sdist; a
 // direct URL by its wheel or archive; git, path, directory and editable sources as source nodes
 // the build layer turns into wheels. Virtual packages are left out. Every registry and URL file
 // must have a sha256 in the lock (a problem at the file's line otherwise), and a registry

@@ -69,6 +69,12 @@ struct TargetPlatform {
     // glibc version (linux_glibc), musl version (linux_musl) or macOS version (macos); unused on
     // Windows. A glibc major below 2 means "unknown": only the linux_<arch> tag is produced.
     OsVersion os_version{2, 17};
+    // Which of the tags that name an OS version (manylinux, musllinux, macosx) come first.
+    // Off: packaging's order, the newest first: what pip installs on the machine it runs on.
+    // On: the oldest first, ahead of the interpreter's own order, so that among a version's
+    // files a lock takes the one that runs on the most machines (tag_fit.hpp); the tags that
+    // name no version (linux_<arch>, win_*, any) follow in packaging's order.
+    bool oldest_os_first = false;
 };
 
 // Platform tags of the target, best first: manylinux_2_N (N from the glibc minor down) with the
@@ -83,7 +89,8 @@ inline constexpr unsigned max_target_version_part = 200;
 TargetPlatform bounded(TargetPlatform target) noexcept;
 
 // Every tag the target accepts, best first, in packaging's sys_tags() order: the interpreter's
-// own ABIs, abi3, "none", older abi3, then py* tags on each platform, then "-none-any" tags.
+// own ABIs, abi3, "none", older abi3, then py* tags on each platform, then "-none-any" tags
+// (with oldest_os_first: see there).
 std::vector<Tag> compatible_tags(const TargetPlatform& target);
 
 // Rank lookup over an ordered tag list (0 = most preferred), so that a wheel's tags are ranked

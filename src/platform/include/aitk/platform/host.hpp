@@ -33,6 +33,10 @@ struct HostInfo {
 // Reads the host (memory and WSL from the environment's root on Linux).
 HostInfo probe_host(const ProbeEnvironment& env);
 
+// AITK_ENV_GLIBC_VERSION (DetectionOverrides::glibc_version): a Linux host's C library becomes
+// that glibc; other hosts have none, and nothing changes without a value.
+void apply_glibc_override(HostInfo& host, const std::optional<std::string>& glibc);
+
 // "MemTotal:       24511044 kB" → bytes.
 Parsed<std::uint64_t> parse_meminfo_total(std::string_view meminfo);
 // /proc/sys/kernel/osrelease of WSL kernels names Microsoft ("5.15.153.1-microsoft-standard-WSL2").

@@ -21,6 +21,7 @@ inline constexpr std::string_view kEnvNvidiaSmi = "AITK_ENV_NVIDIA_SMI";
 inline constexpr std::string_view kEnvTorchBackend = "AITK_ENV_TORCH_BACKEND";
 inline constexpr std::string_view kEnvProbeTimeout = "AITK_ENV_PROBE_TIMEOUT";
 inline constexpr std::string_view kEnvNvidiaSources = "AITK_ENV_NVIDIA_SOURCES";
+inline constexpr std::string_view kEnvGlibcVersion = "AITK_ENV_GLIBC_VERSION";
 
 struct DetectionOverrides {
     std::optional<DriverVersion> driver_version;
@@ -35,6 +36,9 @@ struct DetectionOverrides {
     // The NVIDIA sources to try (nvml, libcuda, sysfs, procfs, nvidia-smi), always in the
     // best-first order; nullopt: all. For a source that misbehaves on a machine, and for tests.
     std::optional<std::vector<std::string>> nvidia_sources;
+    // The machine's glibc ("2.28") instead of the one the probe reads (Linux only): a lock
+    // target's glibc floor is checked against it.
+    std::optional<std::string> glibc_version;
 
     // "NAME=value" for every override that changes what is detected, for reports.
     std::vector<std::string> active;

@@ -48,10 +48,10 @@ Loaded<CondaEnvironment> read_conda_environment(const std::filesystem::path& pat
 enum class CondaRole {
     pypi,         // a PyPI distribution (possibly renamed)
     interpreter,  // python itself
-    backend,      // selects the torch backend (cudatoolkit=11.8 → cu118, pytorch-cuda=12.1 → cu121,
-                  // cpuonly → cpu)
-    provided,     // supplied by the interpreter or the wheels: skipped with a note
-    unmappable,   // no PyPI equivalent (a program such as ffmpeg): always listed
+    backend,  // selects the torch backend (cudatoolkit=11.8 → cu118, pytorch-cuda=12.1 → cu121,
+              // cpuonly → cpu)
+    provided,    // supplied by the interpreter or the wheels: skipped with a note
+    unmappable,  // no PyPI equivalent (a program such as ffmpeg): always listed
 };
 
 struct CondaMapping {
@@ -85,12 +85,12 @@ struct CondaImport {
     // "3.6.13" from python=3.6.13, "3.8" from python=3.8 or 3.8.*; another constraint as a
     // PEP 440 specifier (">=3.8,<3.11").
     std::optional<std::string> python;
-    std::optional<std::string> backend;  // "cu102" from cudatoolkit=10.2.89
+    std::optional<std::string> backend;         // "cu102" from cudatoolkit=10.2.89
     std::vector<RequirementLine> requirements;  // converted conda specs, then the pip items
     std::vector<RequirementLine> constraints;   // from `-c` items of the pip list
     RequirementsOptions pip_options;
-    std::vector<std::string> notes;      // "skipped openssl=1.1.1k: provided by the interpreter"
-    std::vector<CondaSpec> unmapped;     // filled only with skip_unmapped
+    std::vector<std::string> notes;   // "skipped openssl=1.1.1k: provided by the interpreter"
+    std::vector<CondaSpec> unmapped;  // filled only with skip_unmapped
     std::map<std::string, std::string> variables;
 };
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aitk/pep/tags.hpp"
 #include "aitk/platform/tables.hpp"
 #include "aitk/project/requirements_file.hpp"
 
@@ -88,6 +89,10 @@ struct Manifest {
     std::vector<platform::HardwareProfile> hardware_profiles;
     ManifestIndexes indexes;
     std::vector<std::string> default_targets;  // target ids
+    // `glibc: "2.28"`: the newest glibc the Linux targets' machines have (the lock takes only
+    // wheels that run there); unset: every manylinux level. `glibc_where`: where it is written.
+    std::optional<pep::OsVersion> glibc;
+    SourceLocation glibc_where;
     std::string text;  // the YAML as read: the bytes the lock's input hash covers
 };
 

@@ -65,6 +65,11 @@ struct ProjectInput {
     std::optional<std::string> torch_index_url;
     std::vector<EnvironmentVariable> environment;
     std::vector<std::string> default_targets;
+    // The newest glibc the Linux targets' machines have (a manifest's `glibc:`, a
+    // pyproject.toml's [tool.aitk-env] glibc); unset: every manylinux level. `glibc_cap_by`
+    // says where, for messages ("ai.yaml:3:8 (glibc)").
+    std::optional<pep::OsVersion> glibc_cap;
+    std::string glibc_cap_by;
     std::vector<std::string> notes;  // import notes (skipped conda packages, …)
     // What the input is, for the first line of `setup`'s and `lock`'s output:
     // "pyproject.toml (PEP 621 + tool.uv)".

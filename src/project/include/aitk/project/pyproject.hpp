@@ -135,6 +135,10 @@ struct Pyproject {
     std::map<std::string, SourceLocation> group_where;
     bool has_build_system = false;  // a [build-system] table
     UvSettings uv;
+    // [tool.aitk-env] glibc = "2.28": the newest glibc the Linux targets' machines have (the
+    // lock takes only wheels that run there); unset: every manylinux level.
+    std::optional<pep::OsVersion> glibc;
+    SourceLocation glibc_where;
 
     // Whether [project] leaves `field` ("dependencies", "optional-dependencies") to the build
     // backend (PEP 621 `dynamic`).
