@@ -62,11 +62,13 @@ class IndexStrategyCli : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
         mirror = new TempDir("index-strategy-mirror");
-        build_mirror(mirror->path, scenario());
+        published = new std::vector<PublishedFile>(build_mirror(mirror->path, scenario()).files());
     }
     static void TearDownTestSuite() {
         delete mirror;
         mirror = nullptr;
+        delete published;
+        published = nullptr;
     }
 
     void SetUp() override { server.serve_directory(mirror->path); }
@@ -105,12 +107,25 @@ class IndexStrategyCli : public ::testing::Test {
         return {};
     }
 
+    // The sha256 of the one file of `name` `version` on `index`.
+    static std::string digest(const std::string& index, const std::string& name,
+                              const std::string& version) {
+        for (const auto& f : *published) {
+            if (f.index == index && f.project == name && f.artifact.version == version)
+                return f.artifact.sha256;
+        }
+        ADD_FAILURE() << "no " << name << " " << version << " on " << index;
+        return {};
+    }
+
     static TempDir* mirror;
+    static std::vector<PublishedFile>* published;
     HttpServer server;
     TempDir work{"index-strategy-cli"};
 };
 
 TempDir* IndexStrategyCli::mirror = nullptr;
+std::vector<PublishedFile>* IndexStrategyCli::published = nullptr;
 
 // (a) NeMo Curator's case: a +local pin found on an extra index while the primary lists the
 // public release. pip and uv both find it; the lock takes the extra index's file.
@@ -231,6 +246,27 @@ TEST_F(IndexStrategyCli, TheEnvironmentVariableSetsTheStrategy) {
                           {"AITK_ENV_INDEX_STRATEGY=first-index"});
     ASSERT_EQ(flag_wins.exit_code, 0) << flag_wins.err;
     EXPECT_EQ(locked("vllm").version, "0.22.0+cu129");
+}
+
+// Dependency confusion under pip's semantics: hash pins still decide. The pinned version's
+// file is the primary's (a version on several indexes is the first index's entry), and a file
+// whose digest matches no pin is never taken, whichever index serves it.
+TEST_F(IndexStrategyCli, HashPinsKeepASquattedNameOnAnExtraIndexOut) {
+    write("pinned.txt", "--extra-index-url " + server.url("/other/") +
+                            "\nfoo==1.0 --hash=sha256:" + digest("simple", "foo", "1.0") + "\n");
+    auto r = lock("pinned.txt");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(locked("foo").version, "1.0");
+    EXPECT_EQ(locked("foo").index, "primary");
+
+    // Pinned to the extra index's 2.0 with the primary's digest: refused, nothing written.
+    std::filesystem::remove(work.path / "env.lock.yml");
+    write("pinned.txt", "--extra-index-url " + server.url("/other/") +
+                            "\nfoo==2.0 --hash=sha256:" + digest("simple", "foo", "1.0") + "\n");
+    auto refused = lock("pinned.txt");
+    EXPECT_EQ(refused.exit_code, 1) << refused.err;
+    EXPECT_NE(refused.err.find("foo"), std::string::npos) << refused.err;
+    EXPECT_FALSE(std::filesystem::exists(work.path / "env.lock.yml"));
 }
 
 // The strategy decides the lock: a lock made under one is stale under another, while naming
