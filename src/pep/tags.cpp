@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <unordered_map>
 
 #include "aitk/pep/tag_fit.hpp"
 #include "aitk/util/strings.hpp"
@@ -380,17 +381,17 @@ void order_oldest_first(std::vector<T>& items, PlatformOf platform_of, OsVersion
     };
     std::vector<Keyed> keys;
     keys.reserve(items.size());
-    std::string_view last_platform;
-    std::optional<OsVersion> last_version;
+    // A target has a hundred platforms or so, and every interpreter repeats them: each name is
+    // read once.
+    std::unordered_map<std::string_view, std::optional<OsVersion>> versions;
     for (std::size_t i = 0; i < items.size(); ++i) {
         std::string_view platform = platform_of(items[i]);
-        // Tags come in runs over the same platform list: parse each platform name once per run.
-        if (i == 0 || platform != last_platform) {
-            last_platform = platform;
-            last_version = named_version(platform);
-            if (last_version && *last_version < floor) last_version = floor;
+        auto [at, fresh] = versions.try_emplace(platform);
+        if (fresh) {
+            at->second = named_version(platform);
+            if (at->second && *at->second < floor) at->second = floor;
         }
-        keys.push_back({last_version, i});
+        keys.push_back({at->second, i});
     }
     std::stable_sort(keys.begin(), keys.end(), [](const Keyed& a, const Keyed& b) {
         if (a.version.has_value() != b.version.has_value()) return a.version.has_value();

@@ -213,6 +213,37 @@ TEST_F(GlibcCli, AnOlderGlibcIsRefusedWithTheFixANewerOneInstalls) {
     EXPECT_NE(sync.err.find("aitk-env lock --glibc 2.28"), std::string::npos) << sync.err;
 }
 
+// setup that locks first: the same refusal on an older machine; `setup --glibc` locks what
+// runs there and installs it.
+TEST_F(GlibcCli, SetupThatLocksIsRefusedAlikeAndItsGlibcCapInstalls) {
+    write("requirements.txt", "vllm\nfastpkg\n");
+    const std::vector<std::string> setup = {"setup",
+                                            "-r",
+                                            path("requirements.txt"),
+                                            "--project",
+                                            work.path().string(),
+                                            "-p",
+                                            path("prefix"),
+                                            "--python",
+                                            "3.12.1",
+                                            "--no-smoke-test"};
+    auto refused = run(setup, {"AITK_ENV_GLIBC_VERSION=2.28"});
+    EXPECT_EQ(refused.exit_code, 3) << refused.err;
+    EXPECT_NE(refused.err.find("vllm 0.19.1 needs glibc ≥ 2.31"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("aitk-env lock --glibc 2.28"), std::string::npos) << refused.err;
+    EXPECT_FALSE(stdfs::exists(work.path() / "prefix"));
+
+    if (!stdfs::exists(python_bin + "/python3.12")) GTEST_SKIP() << "no CPython 3.12.1";
+    // The lock the refused setup wrote pins 0.19.1, which no wheel under the cap has.
+    auto capped = setup;
+    capped.insert(capped.end(), {"--glibc", "2.28"});
+    auto installed = run(capped, {"AITK_ENV_GLIBC_VERSION=2.28"});
+    ASSERT_EQ(installed.exit_code, 0) << installed.err;
+    const std::string text = read("lockfiles/requirements.lock.yml");
+    EXPECT_NE(text.find("vllm==0.18.0"), std::string::npos) << text;
+    EXPECT_NE(text.find("cap: \"2.28\""), std::string::npos) << text;
+}
+
 // (c) --glibc 2.28 takes the older version whose wheel runs there, and is recorded (and counts
 // in the input hash: the uncapped lock is stale for it).
 TEST_F(GlibcCli, AGlibcCapTakesTheOlderVersion) {
