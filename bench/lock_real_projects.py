@@ -17,7 +17,9 @@ Windows), one after the other:
   5. both sets against uv's: "yes", or the names whose versions differ (expected | got).
 
 Prints one line per environment and exits 1 naming the environments where aitk-env disagrees
-(or fails); 0 when it agrees everywhere. Each environment's folder under --work keeps the
+with uv (or fails); 0 when it agrees everywhere. "as pip, not uv": aitk-env picked exactly what
+pip picked, and uv's own choice differs from both (a version uv's fork resolution kept that a
+requirements file does not ask for); it counts as a disagreement all the same. Each environment's folder under --work keeps the
 scenario, the lock, both tools' output and result.json (the differences in full).
 
 Usage: lock_real_projects.py --aitk-env PATH --bench-lock PATH [--corpus DIR] [--work DIR]
@@ -214,8 +216,10 @@ def verdict(row, side):
     diff = row[f"{side}_differences"]
     if not diff:
         return "yes"
+    if side == "aitk" and diff == row.get("pip_differences"):
+        return "as pip, not uv"  # uv's choice is its own (a fork), not the requirements'
     names = [d.split(" ", 1)[0] for d in diff]
-    return "no: " + ", ".join(names[:4]) + (f" (+{len(names) - 4})" if len(names) > 4 else "")
+    return "no: " + ", ".join(names[:3]) + (f" (+{len(names) - 3})" if len(names) > 3 else "")
 
 
 def line_of(row):

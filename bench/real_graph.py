@@ -15,7 +15,8 @@ Reads a uv.lock and writes, into OUT_DIR:
                     #sha256= fragments.
                     Stand-ins: a package published only as an sdist gets a pure wheel of the
                     same name and version on its registry's index (building it would need a
-                    build backend on the local index, for both sides); a package from a git
+                    build backend on the local index, for both sides), and so does one whose
+                    wheels do not fit the environment uv builds it for; a package from a git
                     repository, a URL, a folder or a workspace member gets one on the index
                     "local/simple" (STAND_IN_INDEX) — the wheels of a URL source keep their
                     file names (tags); a member whose version is dynamic (none in the lock)
@@ -177,13 +178,15 @@ def wheel_groups(package):
     return groups
 
 
-def build_scenario(lock, active=None, copies=()):
+def build_scenario(lock, active=None, copies=(), builds=()):
     """The mirror of `lock` (bench_lock's scenario.json format) and notes about it.
 
     active: uv's conflict items of the environment (see uv_lock_walk.walk), to decide the
             conflict terms of the edges' markers; None for a lock without conflicts.
     copies: (package, index): more copies of a package's files on another index (a torch
             core package uv took from PyPI, given to the backend index the environment uses).
+    builds: packages uv builds from their sdist in the environment (no wheel fits it): a pure
+            wheel of the same name and version stands in for the build, beside their wheels.
     """
     packages = lock["package"]
     by_name = {}
@@ -214,7 +217,7 @@ def build_scenario(lock, active=None, copies=()):
     notes = {"wheels": 0, "sdist_only_as_wheels": [], "stand_ins": [], "indexes": []}
     published = {}  # (index, dist, version, build, tag) -> the scenario wheel
 
-    def publish(index, package):
+    def publish(index, package, build=False):
         source = package["source"]
         if "registry" in source:
             scenario["indexes"].setdefault(index, registry_index(source["registry"])[1])
@@ -225,12 +228,13 @@ def build_scenario(lock, active=None, copies=()):
         for extra in extras:
             requires += [r for r in (requirement(d, extra)
                                      for d in package["optional-dependencies"][extra]) if r]
-        groups = wheel_groups(package)
+        groups = {} if build else wheel_groups(package)
         if not groups:
             dist = re.sub(r"[-_.]+", "_", package["name"]).lower()
             groups[(dist, package.get("version", DYNAMIC_VERSION), "")] = ["py3-none-any"]
-            kind = "sdist_only_as_wheels" if "registry" in source else "stand_ins"
-            notes[kind].append(package["name"])
+            if not build:
+                kind = "sdist_only_as_wheels" if "registry" in source else "stand_ins"
+                notes[kind].append(package["name"])
         for (dist, version, build), tags in groups.items():
             for tag in tags:
                 key = (index, canonicalize_name(dist), version, build, tag)
@@ -260,6 +264,8 @@ def build_scenario(lock, active=None, copies=()):
             publish(index, p)
     for p, index in copies:
         publish(index, p)
+    for p in builds:
+        publish(index_of(p["source"]), p, build=True)
     notes["indexes"] = sorted(scenario["indexes"])
     return scenario, notes
 

@@ -45,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_graph import (DYNAMIC_VERSION, STAND_IN_INDEX, backend_of,  # noqa: E402
-                        build_scenario, index_of, root_of)
+                        build_scenario, index_of, root_of, wheel_groups)
 from uv_lock_walk import environment, walk  # noqa: E402
 
 try:
@@ -93,6 +93,25 @@ def locks_windows(lock):
     return any(Marker(m).evaluate(dict(env, extra="")) for m in markers)
 
 
+def wheel_fits(tag, os_name, python):
+    """Whether a wheel's compressed tag set ("cp312-cp312-manylinux_2_17_x86_64.manylinux2014_
+    x86_64") installs on CPython `python` for Linux or Windows x86_64, any manylinux level (uv
+    locks for every glibc)."""
+    interpreters, abis, platforms = (part.split(".") for part in tag.split("-"))
+    xy = "".join(python.split(".")[:2])
+    interpreter = any(
+        i in (f"cp{xy}", f"py{xy}", "py3") or
+        (i.startswith("cp3") and "abi3" in abis and i[2:].isdigit() and int(i[2:]) <= int(xy))
+        for i in interpreters)
+    abi = any(a in ("none", "abi3", f"cp{xy}") for a in abis)
+    if os_name == "windows":
+        platform = any(p in ("any", "win_amd64") for p in platforms)
+    else:
+        platform = any(p in ("any", "linux_x86_64") or
+                       (p.startswith("manylinux") and p.endswith("_x86_64")) for p in platforms)
+    return interpreter and abi and platform
+
+
 def holds(marker, env, extras):
     """A marker of the root's requirements for this environment and its chosen extras."""
     if not marker:
@@ -103,9 +122,10 @@ def holds(marker, env, extras):
     return any(m.evaluate(dict(env, extra=e)) for e in (sorted(extras) or [""]))
 
 
-def root_requirements(root, env, extras, groups, versions):
+def root_requirements(root, env, extras, groups, versions, overrides=()):
     """The requirements file's requirement lines: the root's requires-dist for its default
-    dependencies and `extras`, and the requires-dev of `groups`. `versions`: uv's choice."""
+    dependencies and `extras`, and the requires-dev of `groups`, with uv's `overrides` (the
+    lock's [manifest]) applied. `versions`: uv's choice."""
     metadata = root.get("metadata", {})
     root_name = canonicalize_name(root["name"])
     extras = {canonicalize_name(e) for e in extras}
@@ -121,6 +141,21 @@ def root_requirements(root, env, extras, groups, versions):
     entries = list(metadata.get("requires-dist", []))
     for g in groups:
         entries += metadata.get("requires-dev", {}).get(g, [])
+    # uv's override-dependencies replace every requirement of their name; the replaced
+    # requirement's marker still applies (uv ANDs the two).
+    by_name = {}
+    for o in overrides:
+        by_name.setdefault(canonicalize_name(o["name"]), []).append(o)
+    replaced = []
+    for r in entries:
+        for o in by_name.get(canonicalize_name(r["name"]), [r]):
+            if o is not r:
+                markers = [m for m in (r.get("marker"), o.get("marker")) if m]
+                o = dict(o, marker=" and ".join(f"({m})" for m in markers) if markers else None)
+                if r.get("extras") and not o.get("extras"):
+                    o["extras"] = r["extras"]
+            replaced.append(o)
+    entries = replaced
     lines = []
     for r in entries:
         name = canonicalize_name(r["name"])
@@ -164,10 +199,17 @@ def make_environment(corpus, project, os_name, python, extras, groups, out):
     copies = [(p, backend_index) for p in chosen
               if canonicalize_name(p["name"]) in TORCH_CORE and indexes[canonicalize_name(
                   p["name"])] != backend_index]
-    scenario, notes = build_scenario(lock, active if lock.get("conflicts") else None, copies)
+    # uv builds a package from its sdist where none of its wheels fits: a pure wheel of the
+    # same name and version stands in for that build, on the same index.
+    builds = [p for p in chosen if "registry" in p["source"] and "sdist" in p
+              and not any(wheel_fits(tag, os_name, python)
+                          for tags in wheel_groups(p).values() for tag in tags)]
+    scenario, notes = build_scenario(lock, active if lock.get("conflicts") else None, copies,
+                                     builds)
 
     env = environment(os_name, "x86_64", python)
-    requirements = root_requirements(root, env, extras, groups, versions)
+    requirements = root_requirements(root, env, extras, groups, versions,
+                                     lock.get("manifest", {}).get("overrides", []))
     used = set(indexes.values())
     index_lines = []
     if backend_index in used:
@@ -208,6 +250,7 @@ def make_environment(corpus, project, os_name, python, extras, groups, out):
         "copied_to_backend_index": [p["name"] for p, _ in copies],
         "stand_ins": notes["stand_ins"],
         "sdist_only_as_wheels": notes["sdist_only_as_wheels"],
+        "sdist_builds_as_wheels": [p["name"] for p in builds],
     }
     (out / "info.json").write_text(json.dumps(info, indent=1) + "\n")
     return info
