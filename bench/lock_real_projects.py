@@ -271,6 +271,10 @@ def main():
     print(f"work folder {work}; aitk-env {args.aitk_env}; pip {args.pip_python}")
     print(HEADER, flush=True)
     rows = []
+    if args.results:
+        with open(args.results, "a") as f:
+            f.write(f"info\treal_projects_note\tserved by {args.server} on 127.0.0.1, pip "
+                    "23.2 with `--python` for each project's interpreter.\n")
     for project, os_name, python, extras, groups in environments(corpus, args.project):
         if args.os and os_name != args.os:
             continue
