@@ -19,8 +19,9 @@ Windows), one after the other:
 Prints one line per environment and exits 1 naming the environments where aitk-env disagrees
 with uv (or fails); 0 when it agrees everywhere. "as pip, not uv": aitk-env picked exactly what
 pip picked, and uv's own choice differs from both (a version uv's fork resolution kept that a
-requirements file does not ask for); it counts as a disagreement all the same. Each environment's folder under --work keeps the
-scenario, the lock, both tools' output and result.json (the differences in full).
+requirements file does not ask for); it counts as a disagreement all the same. Each
+environment's folder under --work keeps the scenario, the lock, both tools' output and
+result.json (the differences in full).
 
 Usage: lock_real_projects.py --aitk-env PATH --bench-lock PATH [--corpus DIR] [--work DIR]
          [--project NAME]... [--os linux|windows] [--server nginx|builtin] [--no-pip]
@@ -229,10 +230,11 @@ def line_of(row):
     a, p = row.get("aitk_seconds"), row.get("pip_seconds")
     ratio = f"{p / a:.1f}x" if a and p and row.get("aitk_exit") == 0 and row.get(
         "pip_exit") == 0 else "-"
+    a_text = f"{a:.2f}" if a is not None else "-"
+    p_text = f"{p:.2f}" if p is not None else "-"
     return (f"{label + selection:<26} {row['target']:<21} {row['packages']:>4}  "
             f"{verdict(row, 'aitk'):<28} {verdict(row, 'pip'):<24} "
-            f"{(f'{a:.2f}' if a is not None else '-'):>7} {(f'{p:.2f}' if p is not None else '-'):>7} "
-            f"{ratio:>7}")
+            f"{a_text:>7} {p_text:>7} {ratio:>7}")
 
 
 HEADER = (f"{'project':<26} {'target':<21} {'pkgs':>4}  {'aitk-env = uv':<28} "
