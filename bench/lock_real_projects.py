@@ -209,11 +209,24 @@ def run_environment(args, corpus, work, project, os_name, python, extras, groups
     return row
 
 
+def failure(row):
+    """aitk-env's exit as "exit 3 (glibc: vllm)": the package its derivation starts from, and
+    the kind of reason its message gives (a guess from the words, for the table)."""
+    text = " ".join(row.get("aitk_message", []))
+    m = re.search(r"Because ([A-Za-z0-9._-]+)", text)
+    kinds = [(r"is built for", "local label"), (r"primary offers", "index"),
+             (r"other platforms.*manylinux_2_(29|[3-9][0-9])_x86_64", "glibc"),
+             (r"other platforms", "tags")]
+    kind = next((k for words, k in kinds if re.search(words, text)), None)
+    detail = ": ".join(x for x in (kind, m.group(1) if m else None) if x)
+    return f"exit {row['aitk_exit']}" + (f" ({detail})" if detail else "")
+
+
 def verdict(row, side):
     if f"{side}_exit" not in row:
         return "-"
     if row[f"{side}_exit"] != 0:
-        return f"exit {row[side + '_exit']}"
+        return failure(row) if side == "aitk" else f"exit {row[side + '_exit']}"
     diff = row[f"{side}_differences"]
     if not diff:
         return "yes"
