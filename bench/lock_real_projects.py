@@ -214,7 +214,7 @@ def failure(row):
     the kind of reason its message gives (a guess from the words, for the table)."""
     text = " ".join(row.get("aitk_message", []))
     m = re.search(r"Because ([A-Za-z0-9._-]+)", text)
-    kinds = [(r"is built for", "local label"), (r"primary offers", "index"),
+    kinds = [(r"is built for", "local label"), (r"\boffers? \S+ for this target", "index"),
              (r"other platforms.*manylinux_2_(29|[3-9][0-9])_x86_64", "glibc"),
              (r"other platforms", "tags")]
     kind = next((k for words, k in kinds if re.search(words, text)), None)
