@@ -213,11 +213,13 @@ def failure(row):
     """aitk-env's exit as "exit 3 (glibc: vllm)": the package its derivation starts from, and
     the kind of reason its message gives (a guess from the words, for the table)."""
     text = " ".join(row.get("aitk_message", []))
-    m = re.search(r"Because ([A-Za-z0-9._-]+)", text)
-    kinds = [(r"is built for", "local label"), (r"\boffers? \S+ for this target", "index"),
-             (r"other platforms.*manylinux_2_(29|[3-9][0-9])_x86_64", "glibc"),
-             (r"other platforms", "tags")]
-    kind = next((k for words, k in kinds if re.search(words, text)), None)
+    name = r"no version of ([A-Za-z0-9._-]+)[^()]*\("
+    kinds = [(name + r"[^)]*is built for", "local label"),
+             (name + r"[^)]*\boffers? \S+ for this target", "index"),
+             (name + r"[^)]*other platforms[^)]*manylinux_2_(29|[3-9][0-9])_x86_64", "glibc"),
+             (name + r"[^)]*other platforms", "tags"), (r"Because ([A-Za-z0-9._-]+)", None)]
+    kind, m = next(((k, m) for words, k in kinds for m in [re.search(words, text)] if m),
+                   (None, None))
     detail = ": ".join(x for x in (kind, m.group(1) if m else None) if x)
     return f"exit {row['aitk_exit']}" + (f" ({detail})" if detail else "")
 
