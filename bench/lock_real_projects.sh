@@ -63,4 +63,7 @@ args=(--aitk-env "$aitk" --bench-lock "$build/bench/bench_lock" --corpus "$corpu
 [ -n "${LOCK_REAL_OS:-}" ] && args+=(--os "$LOCK_REAL_OS")
 [ -n "${RESULTS:-}" ] && args+=(--results "$RESULTS")
 for project in "$@"; do args+=(--project "$project"); done
-"$python" "$root/bench/lock_real_projects.py" "${args[@]}"
+status=0
+"$python" "$root/bench/lock_real_projects.py" "${args[@]}" || status=$?
+[ -n "${KEEP_WORK:-}" ] || echo "(the work folder goes now; KEEP_WORK=DIR keeps it)"
+exit "$status"
