@@ -12,9 +12,11 @@
 //                   [--results FILE]   (append every run, with its peak RSS measured by GNU
 //                                       time, to FILE for bench/report.sh)
 //                   [--scenario DIR]   (instead of the generated universe: DIR/scenario.json
-//                                       for build_mirror, requirements.txt, expected.txt
+//                                       for build_mirror, requirements.txt (@INDEX@ in it
+//                                       becomes the mirror's base URL), expected.txt
 //                                       "name==version" lines both sides must pick exactly,
-//                                       info.json with "target", "backend"; see real_graph.py)
+//                                       info.json with "target", "backend"; see real_graph.py
+//                                       and real_projects.py)
 //                   [--label NAME]     (results measurement prefix, default "lock")
 //                   [--server nginx|builtin]   (what serves the mirror: nginx (default when
 //                                       /usr/sbin/nginx exists; a static file server like a real
@@ -439,8 +441,6 @@ int main(int argc, char** argv) {
         backend = info.at("backend").get<std::string>();
         const auto mirrored = aitk::test::build_mirror(
             mirror, nlohmann::json::parse(aitk::fs::read_file(dir / "scenario.json")));
-        aitk::fs::write_file_atomic(requirements,
-                                    aitk::fs::read_file(dir / "requirements.txt"));
         std::istringstream lines(aitk::fs::read_file(dir / "expected.txt"));
         std::string line;
         while (std::getline(lines, line)) {
@@ -458,6 +458,17 @@ int main(int argc, char** argv) {
 
     Served server(mirror, work.path() / "nginx", options.server == "nginx");
     std::printf("served by %s at %s\n", server.kind(), server.url("/").c_str());
+    if (!options.scenario.empty()) {
+        // bench/real_projects.py writes the mirror's own index URLs as @INDEX@ (its port is
+        // known only now): `--extra-index-url @INDEX@/whl/cu128/`.
+        std::string text = aitk::fs::read_file(stdfs::path(options.scenario) / "requirements.txt");
+        const std::string placeholder = "@INDEX@";
+        for (auto at = text.find(placeholder); at != std::string::npos;
+             at = text.find(placeholder, at)) {
+            text.replace(at, placeholder.size(), server.url(""));
+        }
+        aitk::fs::write_file_atomic(requirements, text);
+    }
     const std::string index_url = server.url("/simple/");
     const std::string torch_url = server.url("/whl");
     if (options.serve) {

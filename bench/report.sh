@@ -5,6 +5,10 @@
 #   lock      bench_lock: an AI-Toolkit-sized universe (~170 packages in the resolution) on
 #             127.0.0.1; `aitk-env lock` cold and warm vs `pip install --dry-run
 #             --ignore-installed --report -` without and with pip's cache (REPS rounds)
+#   real uv projects  bench/lock_real_projects.sh: the fifteen uv projects of
+#             ../shared/realworld/uv (REAL_UV_DIR), each uv.lock rebuilt as a local index:
+#             aitk-env's and pip's agreement with uv's set, one cold lock vs one pip run per
+#             environment (QUICK: three projects, Linux rows only)
 #   setup     bench_setup, REPS times: the torch-like scenario (78 wheels, 32,639 files,
 #             1.99 GB) on 127.0.0.1; `aitk-env setup -l LOCK` cold and warm vs `python -m venv`
 #             + `pip install --require-hashes` with an empty and a warm pip cache; no-op
@@ -199,6 +203,28 @@ if [ -f "$real_lock" ]; then
         bash "$root/bench/lock_real.sh" "$build" "$python"
 else
     say "lock: no $real_lock, the real-graph row is left out"
+fi
+
+# ---- lock on the fifteen real uv projects (../shared/realworld/uv, not in a clone) ----
+real_uv=${REAL_UV_DIR:-$root/../shared/realworld/uv}
+if [ -d "$real_uv" ]; then
+    # QUICK: three projects' Linux rows (a vllm index, a PyTorch index with a torchvision
+    # from PyPI, backend extras in conflicts).
+    subset=()
+    [ "$quick" = 1 ] && subset=(NVIDIA-NeMo_Curator m-bain_whisperX karpathy_nanochat)
+    say "lock: real uv projects ($([ "$quick" = 1 ] && echo "${#subset[@]}, Linux" || echo 15))," \
+        "one cold aitk-env lock and one pip run per environment"
+    real_status=0
+    run_child env RESULTS="$results" REAL_UV_DIR="$real_uv" PYTHON="$python" \
+        LOCK_REAL_OS="$([ "$quick" = 1 ] && echo linux || true)" \
+        bash "$root/bench/lock_real_projects.sh" "$build" "${subset[@]}" || real_status=$?
+    if [ "$real_status" = 1 ]; then
+        say "aitk-env disagrees with uv on some real projects (the report's table says where)"
+    elif [ "$real_status" != 0 ]; then
+        die "bench/lock_real_projects.sh failed ($real_status)"
+    fi
+else
+    say "lock: no $real_uv, the real uv projects are left out"
 fi
 
 # ---- uv.lock: reading lerobot's (../shared, not in a clone), setup -l uv.lock vs its lockfile ----

@@ -54,18 +54,37 @@ OPTIONAL = {"lock_real_cold", "uv_lock_read", "setup_uv_warm"}
 
 
 def read_records(path):
-    runs, commands, info = {}, {}, {}
+    runs, commands, info, projects = {}, {}, {}, []
     with open(path, encoding="utf-8") as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
-            if fields[0] == "run" and len(fields) == 5:
+            if fields[0] == "real_project" and len(fields) == 8:
+                # bench/lock_real_projects.py: project, target, packages, aitk-env's and pip's
+                # agreement with uv, both times ("" where a side did not run)
+                projects.append(fields[1:])
+            elif fields[0] == "run" and len(fields) == 5:
                 runs.setdefault((fields[1], fields[2]), []).append(
                     (float(fields[3]), int(fields[4])))
             elif fields[0] == "command" and len(fields) == 4:
                 commands.setdefault((fields[1], fields[2]), fields[3])
             elif fields[0] == "info" and len(fields) == 3:
                 info.setdefault(fields[1], fields[2])
-    return runs, commands, info
+    return runs, commands, info, projects
+
+
+def projects_table(projects):
+    """The real uv projects' rows: agreement with uv's set and lock time vs pip."""
+    rows = ["| project | target | packages | aitk-env = uv | pip = uv | aitk-env lock, "
+            "empty cache | pip, no cache | pip / aitk-env |",
+            "|---|---|---:|---|---|---:|---:|---:|"]
+    for name, target, packages, ours, theirs, ours_s, theirs_s in projects:
+        ratio = "–"
+        if ours == "yes" and theirs == "yes" and ours_s and theirs_s:
+            ratio = f"**{ratio_text(float(theirs_s) / float(ours_s))}**"
+        rows.append("| " + " | ".join([
+            name, target, packages, ours, theirs, seconds(float(ours_s)) if ours_s else "–",
+            seconds(float(theirs_s)) if theirs_s else "–", ratio]) + " |")
+    return rows
 
 
 def seconds(value):
@@ -100,7 +119,7 @@ def main(argv):
         replacements.append((text, name))
         rest = rest[2:]
 
-    runs, commands, info = read_records(results)
+    runs, commands, info, projects = read_records(results)
     # `pip --version` names where pip lives (a temporary venv): its version is what matters.
     for name in ("lock_pip", "setup_pip"):
         if name in info:
@@ -166,6 +185,16 @@ def main(argv):
     lines += [f"The cold setup takes **{cold / cold_floor:.2f}x** its floor, the larger of "
               f"fetching the wheels with curl and unzipping them one per core{floor_parts}: "
               f"{seconds(cold)} vs {seconds(cold_floor)}.", ""]
+    if projects:
+        agree = sum(p[3] == "yes" for p in projects)
+        lines += ["## Real uv projects", "",
+                  f"aitk-env picks uv's exact set in **{agree} of {len(projects)}** "
+                  "environments (`bench/lock_real_projects.sh`: each project's uv.lock rebuilt "
+                  "as a local index, locked from a requirements file of its root's "
+                  "requirements; pip runs for the Linux rows only, the ratio where both agree "
+                  "with uv).", ""]
+        lines += projects_table(projects)
+        lines += [""]
     lines += ["## What was measured", ""]
     lines += [f"- **lock**: {info.get('lock_universe', '?')}; {info.get('lock_packages', '?')} "
               f"packages in the resolution for linux-x86_64-cu130, Python "
@@ -181,6 +210,14 @@ def main(argv):
                f"{info.get('lock_real_server', '?')}."
                if "lock_real_universe" in info else
                "- **lock, real graph**: not measured (no ../shared/realworld/nari-labs_dia__uv.lock)."),
+              ("- **real uv projects**: the fifteen projects of ../shared/realworld/uv "
+               "(`bench/real_projects.py`: every registry of a lock on a local index of its "
+               "own, stand-in wheels for git, URL and folder sources), one Linux x86_64 "
+               "environment each and a Windows x86_64 one where uv locked Windows; one cold "
+               "`aitk-env lock` and one `pip install --dry-run --no-cache-dir` per environment, "
+               f"one environment at a time; {info.get('real_projects_note', '')}"
+               if projects else
+               "- **real uv projects**: not measured (no ../shared/realworld/uv)."),
               (f"- **uv.lock**: read: {info['uv_lock_read_lock']} (goal: at most 100 ms); "
                f"setup: {info.get('setup_uv_graph', '?')}, both sides with `--no-build "
                "--no-smoke-test` (the same wheel installs; the lock's sdist-only packages and "

@@ -15,6 +15,7 @@ Prints "name==version" per installed package (virtual packages left out), sorted
 Needs Python >= 3.11 (tomllib) and `packaging` (pip's vendored copy is used when needed).
 """
 import argparse
+import functools
 import re
 import sys
 import tomllib
@@ -62,7 +63,13 @@ def holds(marker, env, active):
         true = (value in active) == (m.group(1) == "==")
         return "python_version >= '0'" if true else "python_version < '0'"
 
-    return Marker(EXTRA_TERM.sub(term, marker)).evaluate(dict(env, extra=""))
+    return parsed(EXTRA_TERM.sub(term, marker)).evaluate(dict(env, extra=""))
+
+
+@functools.lru_cache(maxsize=None)
+def parsed(marker):
+    """Markers repeat across a lock's edges, and packaging's parser is slow on uv's long ones."""
+    return Marker(marker)
 
 
 def encode(kind, package, name=None):
@@ -72,18 +79,11 @@ def encode(kind, package, name=None):
     return f"{kind}-{len(package)}-{package}-{canonicalize_name(name)}"
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("lock")
-    ap.add_argument("--os", default="linux")
-    ap.add_argument("--machine", default="x86_64")
-    ap.add_argument("--python", default="3.12.1")
-    ap.add_argument("--extra", action="append", default=[])
-    ap.add_argument("--group", action="append", default=[])
-    ap.add_argument("--no-default-groups", action="store_true")
-    args = ap.parse_args()
-
-    lock = tomllib.loads(Path(args.lock).read_text())
+def walk(lock, os_name="linux", machine="x86_64", python="3.12.1", extra=(), group=(),
+         default_groups=True):
+    """The packages (the lock's tables) `uv sync --frozen` installs, virtual ones left out, and
+    the conflict items active in the environment (empty for a lock without conflicts).
+    `lock` is the parsed uv.lock; default_groups adds "dev" (uv's default)."""
     packages = lock["package"]
     by_name = {}
     for i, p in enumerate(packages):
@@ -104,10 +104,10 @@ def main():
              if any(p["source"].get(k) == "." for k in ("editable", "virtual", "directory"))]
     if not roots:
         sys.exit("uv_lock_walk.py: no workspace root")
-    env = environment(args.os, args.machine, args.python)
-    extras = {canonicalize_name(e) for e in args.extra}
-    groups = {canonicalize_name(g) for g in args.group}
-    if not args.no_default_groups:
+    env = environment(os_name, machine, python)
+    extras = {canonicalize_name(e) for e in extra}
+    groups = {canonicalize_name(g) for g in group}
+    if default_groups:
         groups.add("dev")
     conflicts = bool(lock.get("conflicts"))
 
@@ -180,16 +180,29 @@ def main():
             if holds(dep.get("marker"), env, active):
                 take(i, dep)
 
-    out = []
-    for i in nodes:
-        p = packages[i]
-        if "virtual" in p["source"]:
-            continue
-        out.append(f"{canonicalize_name(p['name'])}=={p.get('version', '')}")
-    names = [line.split("==")[0] for line in out]
+    chosen = [packages[i] for i in nodes if "virtual" not in packages[i]["source"]]
+    names = [canonicalize_name(p["name"]) for p in chosen]
     if len(names) != len(set(names)):
         sys.exit("uv_lock_walk.py: two versions of one package")
-    print("\n".join(sorted(out)))
+    return chosen, active
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("lock")
+    ap.add_argument("--os", default="linux")
+    ap.add_argument("--machine", default="x86_64")
+    ap.add_argument("--python", default="3.12.1")
+    ap.add_argument("--extra", action="append", default=[])
+    ap.add_argument("--group", action="append", default=[])
+    ap.add_argument("--no-default-groups", action="store_true")
+    args = ap.parse_args()
+
+    lock = tomllib.loads(Path(args.lock).read_text())
+    chosen, _ = walk(lock, args.os, args.machine, args.python, args.extra, args.group,
+                  not args.no_default_groups)
+    print("\n".join(sorted(f"{canonicalize_name(p['name'])}=={p.get('version', '')}"
+                           for p in chosen)))
 
 
 if __name__ == "__main__":
