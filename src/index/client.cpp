@@ -433,9 +433,11 @@ std::vector<IndexClient::Gathered> IndexClient::gather(std::span<const std::stri
         lookup.gathered.candidates = beyond_backend
                                          ? routing_.candidates_beyond_backend(lookup.project)
                                          : routing_.candidates(lookup.project);
-        lookup.walk = walk                                                 ? *walk
-                      : !beyond_backend && routing_.merges(lookup.project) ? Walk::all
-                                                                           : Walk::first;
+        // Beyond the backend index a family member is looked up as any other project is:
+        // under an unsafe-* strategy on every index (prime-rl's torchao+git… on an extra one).
+        const bool merges = beyond_backend ? routing_.strategy != IndexStrategy::first_index
+                                           : routing_.merges(lookup.project);
+        lookup.walk = walk ? *walk : merges ? Walk::all : Walk::first;
         lookups.push_back(std::move(lookup));
     }
 

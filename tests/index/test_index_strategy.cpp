@@ -134,6 +134,12 @@ class StrategyClient : public ::testing::Test {
                         "<a href='torch-9.0.0-py3-none-any.whl'>bait</a>");
         server.add_file("/whl/cu128/torch/index.html",
                         "<a href='torch-2.7.0%2Bcu128-py3-none-any.whl'>x</a>");
+        // torchao: in the torch family but not its core; prime-rl pins a +git build that only
+        // an extra index has, while the primary lists the plain release.
+        server.add_file("/simple/torchao/index.html",
+                        "<a href='torchao-0.17.0-py3-none-any.whl'>x</a>");
+        server.add_file("/extra/torchao/index.html",
+                        "<a href='torchao-0.17.0%2Bgit02105d46c-py3-none-any.whl'>x</a>");
     }
 
     IndexRouting routing(IndexStrategy strategy) const {
@@ -194,6 +200,29 @@ TEST_F(StrategyClient, FirstIndexAsksNoFurtherAndSaysWhatItPassedOver) {
     EXPECT_EQ(passed[0].index.name, "extra-index 1");
     EXPECT_EQ(passed[0].files.size(), 2u);
     EXPECT_TRUE(c->passed_over("numpy").empty());
+}
+
+TEST_F(StrategyClient, BeyondTheBackendIndexAFamilyMemberFollowsTheStrategy) {
+    // The backend index has no torchao; where it is looked up next, every index counts under
+    // best-match (prime-rl's torchao==0.17.0+git… on an extra index), the first under
+    // first-index.
+    {
+        auto c = client(routing(IndexStrategy::unsafe_best_match));
+        const auto torchao = c->project_beyond_backend("torchao");
+        ASSERT_TRUE(torchao) << torchao.error().message;
+        std::set<std::string> files;
+        for (const auto& f : torchao->files)
+            files.insert(f.filename);
+        EXPECT_EQ(files, (std::set<std::string>{"torchao-0.17.0-py3-none-any.whl",
+                                                "torchao-0.17.0+git02105d46c-py3-none-any.whl"}));
+    }
+    {
+        auto c = client(routing(IndexStrategy::first_index));
+        const auto torchao = c->project_beyond_backend("torchao");
+        ASSERT_TRUE(torchao) << torchao.error().message;
+        EXPECT_EQ(torchao->index.name, "primary");
+        ASSERT_EQ(torchao->files.size(), 1u);
+    }
 }
 
 TEST_F(StrategyClient, TheTorchFamilyStaysOnItsBackendIndexUnderEveryStrategy) {
