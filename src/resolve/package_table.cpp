@@ -24,6 +24,20 @@ bool pins(const pep::SpecifierSet& specifier, const pep::Version& version) {
         [&](const pep::Specifier& s) { return is_pin(s) && s.contains(version, true); });
 }
 
+// Whether a local label names a PyTorch backend build ("cu128", "cpu", "rocm6.4", "xpu",
+// "cpu.cxx11.abi"): only those are other flavours of the family. A source build's label
+// ("git02105d46c") says nothing about the backend it was built for.
+bool names_a_backend(std::string_view local) {
+    const std::string_view head = local.substr(0, local.find('.'));
+    auto digits_after = [&](std::string_view prefix) {
+        if (!util::istarts_with(head, prefix) || head.size() == prefix.size()) return false;
+        return std::all_of(head.begin() + static_cast<std::ptrdiff_t>(prefix.size()), head.end(),
+                           [](char c) { return c >= '0' && c <= '9'; });
+    };
+    return util::iequals(head, "cpu") || util::iequals(head, "xpu") || util::iequals(head, "mps") ||
+           digits_after("cu") || digits_after("rocm");
+}
+
 }  // namespace
 
 PackageTable::PackageTable(PackageSource& source, const ResolveOptions& options)
@@ -116,7 +130,8 @@ void PackageTable::read_candidates(PackageInfo& base) {
     candidates.reserve(listed->size());
     for (auto& offered : *listed) {
         const pep::Version& v = offered.version;
-        if (group && v.has_local() && !util::iequals(v.local(), options_.local_label)) {
+        if (group && v.has_local() && !util::iequals(v.local(), options_.local_label) &&
+            names_a_backend(v.local())) {
             base.excluded.push_back(
                 {v, "built for " + v.local() + ", not " + options_.local_label});
             continue;

@@ -337,6 +337,23 @@ TEST(Resolver, TheBackendRuleRefusesOtherBuilds) {
               (V{"pillow==10.0+cpu", "torchvision==0.28.0"}));
 }
 
+TEST(Resolver, ALocalLabelThatNamesNoBackendIsNotAnotherBuild) {
+    // prime-rl pins torchao==0.17.0+git02105d46c: a source build's label, not a backend's, so
+    // the one-flavour rule has nothing to say about it.
+    MemorySource s;
+    s.add("torch", "2.13.0+cu128");
+    s.add("torchao", "0.17.0+git02105d46c").add("torchao", "0.16.0+cpu");
+    auto o = options();
+    o.local_group = {"torch", "torchao"};
+    o.local_label = "cu128";
+    EXPECT_EQ(pins(resolve(s, roots({"torch", "torchao==0.17.0+git02105d46c"}), o)),
+              (V{"torch==2.13.0+cu128", "torchao==0.17.0+git02105d46c"}));
+    EXPECT_EQ(failure(s, roots({"torch", "torchao==0.16.0"}), o),
+              "Because torchao==0.16.0 is required (requirements.txt:2) and no version of "
+              "torchao matches ==0.16.0 (torchao 0.16.0+cpu is built for cpu, not cu128), "
+              "the requirements cannot be satisfied.");
+}
+
 // ---- preferences, upgrades, constraints ---------------------------------------------------------
 
 TEST(Resolver, PreferencesKeepLockedVersions) {
