@@ -15,7 +15,8 @@ std::vector<std::string> linux_archs(std::string_view arch);
 // The macOS spelling of a machine: aarch64 → arm64, amd64 → x86_64, x86/i686 → i386.
 std::string mac_arch(std::string_view arch);
 // The binary formats a macOS version accepts for `arch` (mac_arch's spelling): the arch itself,
-// "intel", "fat*", "universal", "universal2"; none for versions that predate the arch.
+// "intel", "fat*", "universal", "universal2"; none for versions that predate the arch. The
+// first view is `arch` itself: keep the string it views alive while the result is used.
 std::vector<std::string_view> mac_binary_formats(OsVersion version, std::string_view arch);
 // "win_amd64", "win_arm64", "win32".
 std::string windows_platform(std::string_view arch);

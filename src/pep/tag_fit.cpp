@@ -40,8 +40,9 @@ bool contains(const std::vector<std::string>& sorted, std::string_view value) {
 
 bool arch_fits(TargetOs os, std::string_view target_arch, const PlatformNeed& need) {
     if (os == TargetOs::macos) {
-        const auto formats =
-            detail::mac_binary_formats(need.version, detail::mac_arch(target_arch));
+        // The formats are views of the arch's name, so it must outlive them.
+        const std::string mac = detail::mac_arch(target_arch);
+        const auto formats = detail::mac_binary_formats(need.version, mac);
         return std::find(formats.begin(), formats.end(), need.arch) != formats.end();
     }
     const auto archs = detail::linux_archs(target_arch);
