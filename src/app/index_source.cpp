@@ -143,16 +143,6 @@ void IndexPackageSource::look_beyond_backend(const std::string& name, Project& p
                          other.listing.index.name);
         project = std::move(other);
     } else if (project.found) {
-        // The first index after the backend's answered; under an unsafe-* strategy every
-        // index's versions count there, as for any other project (prime-rl's torchao+git… is
-        // on an extra index, the primary lists the release).
-        if (routing.strategy != index::IndexStrategy::first_index) {
-            if (auto merged = client_.project_beyond_backend(name)) {
-                Project other;
-                index_project(other, std::move(merged));
-                project = std::move(other);
-            }
-        }
         notes_.push_back(name + ": not on " + backend_name + "; taken from " +
                          project.listing.index.name);
     }

@@ -421,7 +421,7 @@ std::vector<IndexClient::Gathered> IndexClient::gather(std::span<const std::stri
     struct Lookup {
         std::string project;
         Walk walk = Walk::first;
-        std::size_t next = 0;  // Walk::first: the candidate asked now
+        std::size_t next = 0;  // Walk::first: the candidate asked now; Walk::all: the first one
         bool done = false;
         Gathered gathered;
     };
@@ -435,9 +435,17 @@ std::vector<IndexClient::Gathered> IndexClient::gather(std::span<const std::stri
                                          : routing_.candidates(lookup.project);
         // Beyond the backend index a family member is looked up as any other project is:
         // under an unsafe-* strategy on every index (prime-rl's torchao+git… on an extra one).
-        const bool merges = beyond_backend ? routing_.strategy != IndexStrategy::first_index
-                                           : routing_.merges(lookup.project);
-        lookup.walk = walk ? *walk : merges ? Walk::all : Walk::first;
+        const bool unsafe = routing_.strategy != IndexStrategy::first_index;
+        const bool family_beyond_core = routing_.torch_backend_index &&
+                                        routing_.is_torch_family(lookup.project) &&
+                                        !routing_.is_torch_core(lookup.project);
+        if (walk) {
+            lookup.walk = *walk;
+        } else if (beyond_backend ? unsafe : routing_.merges(lookup.project)) {
+            lookup.walk = Walk::all;
+        } else if (!beyond_backend && unsafe && family_beyond_core) {
+            lookup.walk = Walk::backend_then_all;
+        }
         lookups.push_back(std::move(lookup));
     }
 
@@ -460,6 +468,24 @@ std::vector<IndexClient::Gathered> IndexClient::gather(std::span<const std::stri
             if (lookup.done) continue;
             auto& gathered = lookup.gathered;
             const auto& candidates = gathered.candidates;
+            if (lookup.walk == Walk::backend_then_all) {
+                // The backend index (the first candidate) decides alone when it lists the
+                // project; else the indexes after it are merged.
+                const Page* page = page_of(candidates.front(), lookup.project);
+                if (!page) continue;
+                if (page->status == Page::Status::failed) {
+                    gathered.error = page->error;
+                    lookup.done = true;
+                    continue;
+                }
+                if (auto found = listing_on(candidates.front(), lookup.project, *page)) {
+                    gathered.listings.push_back(std::move(*found));
+                    lookup.done = true;
+                    continue;
+                }
+                lookup.walk = Walk::all;
+                lookup.next = 1;
+            }
             if (lookup.walk == Walk::first) {
                 for (; lookup.next < candidates.size(); ++lookup.next) {
                     const IndexLocation& location = candidates[lookup.next];
@@ -480,10 +506,11 @@ std::vector<IndexClient::Gathered> IndexClient::gather(std::span<const std::stri
                 continue;
             }
             bool known = true;
-            for (const auto& location : candidates)
-                known = page_of(location, lookup.project) != nullptr && known;
+            for (std::size_t i = lookup.next; i < candidates.size(); ++i)
+                known = page_of(candidates[i], lookup.project) != nullptr && known;
             if (!known) continue;
-            for (const auto& location : candidates) {
+            for (std::size_t i = lookup.next; i < candidates.size(); ++i) {
+                const IndexLocation& location = candidates[i];
                 const Page& page = *known_page(project_page_url(location, lookup.project));
                 if (page.status == Page::Status::failed) {
                     if (!gathered.error) gathered.error = page.error;

@@ -215,6 +215,12 @@ TEST_F(StrategyClient, BeyondTheBackendIndexAFamilyMemberFollowsTheStrategy) {
             files.insert(f.filename);
         EXPECT_EQ(files, (std::set<std::string>{"torchao-0.17.0-py3-none-any.whl",
                                                 "torchao-0.17.0+git02105d46c-py3-none-any.whl"}));
+        // The first lookup too: the backend index does not list it, so every index after it
+        // counts, in the same rounds as other projects.
+        const auto first = c->project("torchao");
+        ASSERT_TRUE(first) << first.error().message;
+        EXPECT_EQ(first->files.size(), 2u);
+        EXPECT_EQ(first->index.name, "primary");
     }
     {
         auto c = client(routing(IndexStrategy::first_index));

@@ -121,8 +121,10 @@ class IndexClient {
         std::string project;  // parse filter: "" for find-links pages
     };
     // How a lookup walks its candidates: up to the first index that lists the project, or
-    // through every one (the listings of all that list it, the first failure remembered).
-    enum class Walk { first, all };
+    // through every one (the listings of all that list it, the first failure remembered), or
+    // the torch backend index alone when it lists the project and every other one when not (a
+    // family member beyond its core under an unsafe-* strategy).
+    enum class Walk { first, all, backend_then_all };
     struct Gathered {
         std::vector<IndexLocation> candidates;
         std::vector<ProjectFiles> listings;  // in the candidates' order
