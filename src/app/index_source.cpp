@@ -108,8 +108,8 @@ void IndexPackageSource::index_project(Project& project, index::ProjectOutcome o
         }
         entry.yanked = all_yanked;
         if (all_yanked) entry.yanked_reason = files[entry.best].yanked_reason;
-        // A version's files are one index's (index::merge_listings): under unsafe-first-match
-        // its position orders the versions before their numbers do.
+        // Under unsafe-first-match the index of a version's best file orders the versions
+        // before their numbers do (a version's files are one index's under uv's merge).
         if (client_.routing().strategy == index::IndexStrategy::unsafe_first_match) {
             entry.index_rank = project.listing.source_of(entry.best);
         }

@@ -156,6 +156,7 @@ index::IndexRouting routing_for(const LockRequest& request, const project::Proje
     if (!input.options.no_index) defaults.index_url = default_index_url;
     auto routing = routing_from_settings(settings, torch_backend_of(target), defaults);
     routing.strategy = strategy_for(request, input);
+    routing.version_files_from_every_index = input.version_files_from_every_index;
     // The rest of the family the input takes from the PyTorch index (triton, xformers).
     for (const auto& name : input.backend_index_packages) {
         if (!routing.is_torch_family(name)) routing.torch_family.push_back(name);

@@ -533,7 +533,10 @@ std::vector<IndexClient::Gathered> IndexClient::gather(std::span<const std::stri
 ProjectOutcome IndexClient::outcome_of(const std::string& project, Gathered gathered) const {
     // A failing index (not a 404) is an error, never a reason to take another index's answer.
     if (gathered.error) return ProjectOutcome(util::Unexpected(std::move(*gathered.error)));
-    if (!gathered.listings.empty()) return merge_listings(std::move(gathered.listings));
+    if (!gathered.listings.empty()) {
+        return merge_listings(std::move(gathered.listings),
+                              routing_.version_files_from_every_index);
+    }
     const auto& candidates = gathered.candidates;
     std::string message;
     if (routing_.torch_backend_index && routing_.is_torch_core(project)) {

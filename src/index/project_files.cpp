@@ -13,20 +13,27 @@ const IndexLocation& ProjectFiles::index_of(std::size_t file) const noexcept {
     return source < listed_on.size() ? listed_on[source] : index;
 }
 
-ProjectFiles merge_listings(std::vector<ProjectFiles> listings) {
+ProjectFiles merge_listings(std::vector<ProjectFiles> listings,
+                            bool version_files_from_every_index) {
     ProjectFiles out = std::move(listings.front());
     if (listings.size() == 1) return out;
     out.listed_on = {out.index};
     out.file_source.assign(out.files.size(), 0);
     // The versions earlier indexes list: theirs, whatever the later ones offer of them.
     std::set<pep::Version> listed;
-    for (const auto& file : out.files)
+    std::set<std::string> names;  // the file names taken so far
+    for (const auto& file : out.files) {
         listed.insert(file.version());
+        names.insert(file.filename);
+    }
     for (std::size_t i = 1; i < listings.size(); ++i) {
         auto& more = listings[i];
         std::set<pep::Version> added;
         for (auto& file : more.files) {
-            if (listed.count(file.version())) continue;
+            if (version_files_from_every_index ? !names.insert(file.filename).second
+                                               : listed.count(file.version()) != 0) {
+                continue;
+            }
             added.insert(file.version());
             out.files.push_back(std::move(file));
             out.file_source.push_back(out.listed_on.size());

@@ -28,6 +28,7 @@ using json = nlohmann::json;
 // - "vllm", vllm's own wheel index: vllm 0.22.0+cu129;
 // - "whl/cu128", a PyTorch backend index: torch 2.7.0+cu128 and OLDER numpy and pillow copies;
 // - "other", a second simple index: foo 2.0, bar 2.0, baz 1.0.
+// nixl 0.10.1 is on "simple" for aarch64 and on "other" for x86_64.
 json scenario() {
     auto wheel = [](const char* index, const char* name, const char* version) {
         return json{{"index", index}, {"name", name}, {"version", version}};
@@ -54,6 +55,16 @@ json scenario() {
         wheel("other", "foo", "2.0"),
         wheel("other", "bar", "2.0"),
         wheel("other", "baz", "1.0"),
+        // prime-rl's nixl-cu12 0.10.1: the primary's wheel is for aarch64 alone, a later
+        // index has the x86_64 one of the same version.
+        {{"index", "simple"},
+         {"name", "nixl"},
+         {"version", "0.10.1"},
+         {"tags", {"py3-none-manylinux_2_28_aarch64"}}},
+        {{"index", "other"},
+         {"name", "nixl"},
+         {"version", "0.10.1"},
+         {"tags", {"py3-none-linux_x86_64"}}},
     });
     return s;
 }
@@ -155,6 +166,34 @@ TEST_F(IndexStrategyCli, KohyaStyleFileTakesTheNewestFromThePrimaryAndTorchFromI
     const auto torch = locked("torch");
     EXPECT_EQ(torch.version, "2.7.0+cu128");
     EXPECT_EQ(torch.index, "torch cu128");
+}
+
+// (b2) A version two indexes list: a requirements file takes the files of both, as pip does
+// (the x86_64 wheel of the later index); a pyproject.toml takes the first index's entry, as uv
+// does, so its aarch64-only wheel leaves no version for this target.
+TEST_F(IndexStrategyCli, AVersionOnSeveralIndexesHasEveryIndexsFilesForPipButTheFirstsForUv) {
+    write("nixl.txt", "--extra-index-url " + server.url("/other/") + "\nnixl==0.10.1\n");
+    auto pip = lock("nixl.txt");
+    ASSERT_EQ(pip.exit_code, 0) << pip.err;
+    const auto nixl = locked("nixl");
+    EXPECT_EQ(nixl.version, "0.10.1");
+    ASSERT_TRUE(nixl.wheel);
+    EXPECT_NE(nixl.wheel->url.find("linux_x86_64.whl"), std::string::npos) << nixl.wheel->url;
+    EXPECT_NE(nixl.wheel->url.find("/files/other/"), std::string::npos) << nixl.wheel->url;
+
+    std::filesystem::remove(work.path / "env.lock.yml");
+    write("app/pyproject.toml",
+          "[project]\nname = \"nixl-app\"\nversion = \"0.1.0\"\n"
+          "requires-python = \">=3.10\"\ndependencies = [\"nixl==0.10.1\"]\n\n[tool.uv]\n"
+          "index-url = \"" +
+              server.url("/other/") +
+              "\"\nindex-strategy = \"unsafe-best-match\"\n"
+              "\n[[tool.uv.index]]\nname = \"first\"\nurl = \"" +
+              server.url("/simple/") + "\"\n");
+    auto uv = lock("app/pyproject.toml", {}, {}, false);
+    EXPECT_EQ(uv.exit_code, 3) << uv.err;
+    EXPECT_NE(uv.err.find("nixl"), std::string::npos) << uv.err;
+    EXPECT_FALSE(std::filesystem::exists(work.path / "env.lock.yml"));
 }
 
 // (c) first-index stops at the primary: the pin is unsatisfiable, and the message says where

@@ -112,6 +112,26 @@ TEST(IndexStrategy, AVersionOnSeveralIndexesIsTheFirstIndexsEntry) {
     EXPECT_EQ(merged.source_of(3), 1u);
     EXPECT_EQ(merged.source_of(5), 2u);
 
+    // pip's way: a later index adds every file whose name is new, of listed versions too (the
+    // manylinux wheel of 0.22.0, the find-links wheel of 0.21.0); a name taken stays the first's.
+    auto again = [&] {
+        return std::vector<ProjectFiles>{
+            listing(primary, {"vllm-0.22.0-py3-none-any.whl", "vllm-0.21.0-py3-none-any.whl"}),
+            listing(extra, {"vllm-0.22.0-cp38-abi3-manylinux_2_31_x86_64.whl",
+                            "vllm-0.22.0-py3-none-any.whl"}),
+            listing(links, {"vllm-0.21.0-cp312-cp312-manylinux_2_28_x86_64.whl"})};
+    };
+    const auto every = index::merge_listings(again(), true);
+    std::vector<std::pair<std::string, std::string>> all;
+    for (std::size_t i = 0; i < every.files.size(); ++i)
+        all.emplace_back(every.files[i].filename, every.index_of(i).name);
+    EXPECT_EQ(all, (std::vector<std::pair<std::string, std::string>>{
+                       {"vllm-0.22.0-py3-none-any.whl", "primary"},
+                       {"vllm-0.21.0-py3-none-any.whl", "primary"},
+                       {"vllm-0.22.0-cp38-abi3-manylinux_2_31_x86_64.whl", "extra-index 1"},
+                       {"vllm-0.21.0-cp312-cp312-manylinux_2_28_x86_64.whl", "find-links"}}));
+    EXPECT_EQ(index::merge_listings(again()).files.size(), 2u);  // uv's way: the primary's
+
     // One listing stays as it was; a file list without sources is all its index's.
     const auto one = index::merge_listings({listing(extra, {"vllm-1.0.tar.gz"})});
     EXPECT_EQ(one.index, extra);

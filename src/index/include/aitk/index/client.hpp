@@ -77,8 +77,11 @@ struct ProjectFiles {
 // The listings of one project on several indexes (non-empty, in the routing's order) as one:
 // every file of the first, and of each later one the files of versions no earlier one lists
 // (a version on several indexes is the first index's entry, as uv's unsafe-* strategies take
-// it: its files elsewhere are never considered, compatible or not).
-ProjectFiles merge_listings(std::vector<ProjectFiles> listings);
+// it: its files elsewhere are never considered, compatible or not). With
+// `version_files_from_every_index` (pip's way) a later index adds every file whose name no
+// earlier one lists, versions already listed included.
+ProjectFiles merge_listings(std::vector<ProjectFiles> listings,
+                            bool version_files_from_every_index = false);
 
 using ProjectOutcome = util::Expected<ProjectFiles, IndexError>;
 

@@ -52,6 +52,10 @@ struct IndexRouting {
     // wins; under the others every one is asked, and the order breaks ties.
     std::vector<IndexLocation> indexes;
     IndexStrategy strategy = IndexStrategy::first_index;
+    // Under an unsafe-* strategy, a version several indexes list: every index's files (pip's
+    // way; the first index's copy of a file name wins) rather than the first index's entry
+    // alone (uv's way).
+    bool version_files_from_every_index = false;
     // When set, the torch family's core is looked up here and nowhere else; the rest of the
     // family here first, then on `indexes`.
     std::optional<IndexLocation> torch_backend_index;

@@ -62,6 +62,10 @@ struct ProjectInput {
     // pip's order; a pyproject.toml's [tool.uv] index-strategy, else uv's "first-index", with
     // its indexes in uv's order. --index-strategy overrides it.
     std::string index_strategy = "unsafe-best-match";
+    // A version several indexes list: pip takes the files of every one of them (prime-rl's
+    // nixl-cu12 0.10.1: PyPI's aarch64 wheel, an extra index's x86_64 one); uv takes the first
+    // index's entry only. False for a pyproject.toml.
+    bool version_files_from_every_index = true;
     std::optional<std::string> torch_index_url;
     std::vector<EnvironmentVariable> environment;
     std::vector<std::string> default_targets;
