@@ -106,16 +106,16 @@ bool is_dir(const stdfs::path& p) {
 
 // Writes `content` to a staging file and renames it over `target` (replacing is fine for
 // entries that are refreshed: metadata, HTTP responses).
-void replace_file(const Cache& cache, const stdfs::path& target, std::string_view content) {
+// Staged in the cache's temporary folder (where an interrupted write is swept up) and renamed
+// into place. `flush`: see fs::AtomicWrite.
+void replace_file(const Cache& cache, const stdfs::path& target, std::string_view content,
+                  bool flush) {
     ensure_directories(target.parent_path());
     ensure_directories(cache.temp_dir());
-    stdfs::path staged = cache.staging_path(util::utf8_of(target.filename()));
-    fs::write_file_atomic(staged, content);
-    std::error_code ec;
-    stdfs::rename(staged, target, ec);
-    if (ec) {
-        fs::remove_all_quietly(staged);
-        fail("cannot store " + util::utf8_of(target) + ": " + ec.message());
+    try {
+        fs::write_file_atomic(target, content, {.temp_dir = cache.temp_dir(), .flush = flush});
+    } catch (const util::Error& e) {
+        fail("cannot store " + util::utf8_of(target) + ": " + e.what());
     }
 }
 
@@ -437,7 +437,8 @@ std::optional<std::string> Cache::find_metadata(std::string_view sha256) const {
 void Cache::put_metadata(std::string_view sha256, std::string_view metadata) {
     stdfs::path target = metadata_file(sha256);
     auto in_use = hold();
-    replace_file(*this, target, metadata);
+    // METADATA read back is only parsed: a short file could lose requirements, so it is flushed.
+    replace_file(*this, target, metadata, true);
 }
 
 std::optional<HttpEntry> Cache::find_http(std::string_view url) const {
@@ -458,7 +459,9 @@ void Cache::put_http(HttpEntry entry) {
     }
     stdfs::path target = http_file(entry.url);
     auto in_use = hold();
-    replace_file(*this, target, serialize_http_entry(entry));
+    // An entry records its body's size and is a miss unless whole (parse_http_entry), so a
+    // write that a power loss cuts short costs one fetch; the flush would cost most of the write.
+    replace_file(*this, target, serialize_http_entry(entry), false);
 }
 
 }  // namespace aitk::cache

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "aitk/fs/hash.hpp"
+
 namespace aitk::cache {
 namespace {
 
@@ -34,6 +36,9 @@ std::string serialize_http_entry(const HttpEntry& entry) {
     add_header(out, "content-type", entry.content_type);
     add_header(out, "stored-at", std::to_string(entry.stored_at));
     add_header(out, "body-size", std::to_string(entry.body.size()));
+    // Entries are written without a flush to disk: after a power loss the size and the digest
+    // tell a whole body from a short or zero-filled one.
+    add_header(out, "body-sha256", fs::sha256_hex(entry.body));
     out += '\n';
     out += entry.body;
     return out;
@@ -44,6 +49,7 @@ std::optional<HttpEntry> parse_http_entry(std::string_view stored) {
     stored.remove_prefix(magic.size());
     HttpEntry entry;
     std::int64_t body_size = -1;
+    std::string_view body_sha256;  // absent in entries of older versions, which were flushed
     for (;;) {
         std::size_t eol = stored.find('\n');
         if (eol == std::string_view::npos) return std::nullopt;
@@ -66,12 +72,15 @@ std::optional<HttpEntry> parse_http_entry(std::string_view stored) {
             if (!parse_int(value, entry.stored_at)) return std::nullopt;
         } else if (name == "body-size") {
             if (!parse_int(value, body_size)) return std::nullopt;
+        } else if (name == "body-sha256") {
+            body_sha256 = value;
         }
         // Other names: written by a newer aitk-env; ignored.
     }
     if (body_size < 0 || static_cast<std::uint64_t>(body_size) != stored.size()) {
         return std::nullopt;  // truncated or grown: not what was written
     }
+    if (!body_sha256.empty() && fs::sha256_hex(stored) != body_sha256) return std::nullopt;
     entry.body = stored;
     return entry;
 }

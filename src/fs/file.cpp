@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #ifndef _WIN32
@@ -11,6 +10,7 @@
 #include <unistd.h>
 #endif
 
+#include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
 
@@ -20,13 +20,6 @@ namespace {
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
     throw util::Error(util::ExitCode::failure,
                       what + " " + util::utf8_of(path) + ": " + std::strerror(err));
-}
-
-std::filesystem::path temp_sibling(const std::filesystem::path& path) {
-    std::random_device rd;
-    std::ostringstream name;
-    name << '.' << util::utf8_of(path.filename()) << '.' << std::hex << rd() << rd() << ".tmp";
-    return path.parent_path() / name.str();
 }
 
 }  // namespace
@@ -44,8 +37,10 @@ namespace {
 
 // One attempt; false when the temporary file vanished before the rename (a cleaner took it for
 // the leftover of a killed process, see cache::sweep_interrupted_writes).
-bool write_once(const std::filesystem::path& path, std::string_view content) {
-    std::filesystem::path tmp = temp_sibling(path);
+bool write_once(const std::filesystem::path& path, std::string_view content,
+                const AtomicWrite& how) {
+    const std::filesystem::path tmp = unique_temp_path(
+        how.temp_dir.empty() ? path.parent_path() : how.temp_dir, util::utf8_of(path.filename()));
 #ifndef _WIN32
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) fail("cannot create", tmp, errno);
@@ -61,7 +56,7 @@ bool write_once(const std::filesystem::path& path, std::string_view content) {
         }
         done += static_cast<std::size_t>(n);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    if ((how.flush && ::fsync(fd) != 0) || ::close(fd) != 0) {
         int err = errno;
         ::unlink(tmp.c_str());
         fail("cannot flush", tmp, err);
@@ -93,10 +88,11 @@ bool write_once(const std::filesystem::path& path, std::string_view content) {
 
 }  // namespace
 
-void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+void write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                       const AtomicWrite& how) {
     // The content is still here: a swept temporary file is written again.
     for (int attempt = 0; attempt < 3; ++attempt) {
-        if (write_once(path, content)) return;
+        if (write_once(path, content, how)) return;
     }
     throw util::Error(util::ExitCode::failure, "cannot replace " + util::utf8_of(path) +
                                                    ": its temporary file kept vanishing");

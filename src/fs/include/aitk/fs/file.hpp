@@ -23,8 +23,22 @@ inline constexpr std::size_t page_cache_write_bytes = 32u << 10;
 // Reads a whole file; throws util::Error (exit 1) naming the path and the OS reason.
 std::string read_file(const std::filesystem::path& path);
 
-// Writes `content` to a temporary file beside `path`, flushes it to disk, then renames it over
-// `path`, so a reader (or a crash) sees either the old file or the new one, never half of it.
-void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+// How write_file_atomic writes.
+struct AtomicWrite {
+    // Where the temporary file is made (on `path`'s filesystem, so that one rename publishes
+    // it); empty: beside `path`.
+    std::filesystem::path temp_dir;
+    // Whether the file is flushed to disk before the rename. Without the flush a power loss
+    // may leave `path` empty or short, so it is off only for content that proves itself whole
+    // when read back (a cache entry that records its own size): for a small file the flush is
+    // most of the cost of writing it.
+    bool flush = true;
+};
+
+// Writes `content` to a temporary file (named by unique_temp_path, which cleaners recognise),
+// flushes it to disk, then renames it over `path`, so a reader (or a crash) sees either the old
+// file or the new one, never half of it.
+void write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                       const AtomicWrite& how = {});
 
 }  // namespace aitk::fs
