@@ -138,16 +138,44 @@ index::IndexStrategy strategy_for(const LockRequest& request, const project::Pro
     return request.indexes.index_strategy.value_or(strategy_of_input(input));
 }
 
+// The command line's indexes with the input's, in the order of the input's own tool. pip: the
+// input's, then the command line's extra indexes, and --index-url as the primary. uv (a
+// pyproject.toml, whose indexes end with the default one): the command line's extra indexes
+// first, then the project's, and --index-url in place of the default index.
+void add_index_order(IndexSettings& settings, const LockRequest& request,
+                     const project::ProjectInput& input) {
+    const auto& cli = request.indexes;
+    if (!input.default_index_last) {
+        settings.index_url = cli.index_url ? cli.index_url : input.options.index_url;
+        settings.extra_index_urls = input.options.extra_index_urls;
+        settings.extra_index_urls.insert(settings.extra_index_urls.end(),
+                                         cli.extra_index_urls.begin(), cli.extra_index_urls.end());
+        return;
+    }
+    std::vector<std::string> own;
+    if (input.options.index_url) own.push_back(*input.options.index_url);
+    own.insert(own.end(), input.options.extra_index_urls.begin(),
+               input.options.extra_index_urls.end());
+    std::optional<std::string> default_index;
+    if (!own.empty()) {
+        default_index = own.back();
+        own.pop_back();
+    } else if (!input.options.no_index) {
+        default_index = std::string(default_index_url);
+    }
+    if (cli.index_url) default_index = cli.index_url;
+    std::vector<std::string> order = cli.extra_index_urls;
+    order.insert(order.end(), own.begin(), own.end());
+    if (default_index) order.push_back(*default_index);
+    if (order.empty()) return;
+    settings.index_url = order.front();
+    settings.extra_index_urls.assign(order.begin() + 1, order.end());
+}
+
 index::IndexRouting routing_for(const LockRequest& request, const project::ProjectInput& input,
                                 const project::Target& target) {
-    // The command line's indexes after the inputs' own; its primary index over theirs.
     IndexSettings settings;
-    settings.index_url =
-        request.indexes.index_url ? request.indexes.index_url : input.options.index_url;
-    settings.extra_index_urls = input.options.extra_index_urls;
-    settings.extra_index_urls.insert(settings.extra_index_urls.end(),
-                                     request.indexes.extra_index_urls.begin(),
-                                     request.indexes.extra_index_urls.end());
+    add_index_order(settings, request, input);
     settings.find_links = input.options.find_links;
     settings.find_links.insert(settings.find_links.end(), request.indexes.find_links.begin(),
                                request.indexes.find_links.end());

@@ -560,6 +560,7 @@ class Conversion {
         in_.options.no_index = p_.uv.no_index;
         in_.index_strategy = p_.uv.index_strategy.empty() ? "first-index" : p_.uv.index_strategy;
         in_.version_files_from_every_index = false;
+        in_.default_index_last = true;
         in_.options.pre = p_.uv.prerelease_allow;
         in_.options.no_binary = p_.uv.no_binary;
         in_.options.only_binary = p_.uv.only_binary;

@@ -261,6 +261,37 @@ TEST_F(IndexStrategyCli, APyprojectFollowsUvFirstIndexUnlessItSaysOtherwise) {
     EXPECT_EQ(locked("baz").version, "1.0");
 }
 
+// (e2) uv's precedence for a pyproject.toml's indexes and the command line's: --index-url
+// takes the default index's place (the last), never the project's own [[tool.uv.index]]; an
+// --extra-index-url comes before the project's indexes. Under first-index the first that
+// lists baz decides: "other" has baz 1.0, the local primary 2.0.
+TEST_F(IndexStrategyCli, APyprojectsIndexesTakeTheCommandLinesAsUvDoes) {
+    const std::string head =
+        "[project]\nname = \"order-app\"\nversion = \"0.1.0\"\n"
+        "requires-python = \">=3.10\"\ndependencies = [\"baz\"]\n\n";
+    write("own/pyproject.toml",
+          head + "[[tool.uv.index]]\nname = \"other\"\nurl = \"" + server.url("/other/") + "\"\n");
+    // The default index (PyPI, unreachable here) is replaced by the local primary; "other"
+    // stays first.
+    auto replaced = lock("own/pyproject.toml");
+    ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+    EXPECT_EQ(locked("baz").version, "1.0");
+    ASSERT_TRUE(locked("baz").wheel);
+    EXPECT_NE(locked("baz").wheel->url.find("/files/other/"), std::string::npos);
+
+    write("plain/pyproject.toml", head);
+    std::filesystem::remove(work.path / "env.lock.yml");
+    auto extra = lock("plain/pyproject.toml", {"--extra-index-url", server.url("/other/")});
+    ASSERT_EQ(extra.exit_code, 0) << extra.err;
+    EXPECT_EQ(locked("baz").version, "1.0");  // from the command line's extra index, tried first
+    // A requirements file keeps pip's order: the primary first, and best-match anyway.
+    write("plain.txt", "baz\n");
+    auto pip = lock("plain.txt", {"--extra-index-url", server.url("/other/"), "--index-strategy",
+                                  "first-index"});
+    ASSERT_EQ(pip.exit_code, 0) << pip.err;
+    EXPECT_EQ(locked("baz").version, "2.0");
+}
+
 // (f) A strategy aitk-env does not know is a usage error naming the valid ones, on the command
 // line and in the environment.
 TEST_F(IndexStrategyCli, AnUnknownStrategyIsExitTwoWithTheValidValues) {

@@ -66,6 +66,10 @@ struct ProjectInput {
     // nixl-cu12 0.10.1: PyPI's aarch64 wheel, an extra index's x86_64 one); uv takes the first
     // index's entry only. False for a pyproject.toml.
     bool version_files_from_every_index = true;
+    // uv's order (a pyproject.toml): options.index_url and extra_index_urls end with the default
+    // index, which a command line's --index-url replaces; its --extra-index-url come first.
+    // pip's (false): options.index_url is the primary, the command line's extra indexes last.
+    bool default_index_last = false;
     std::optional<std::string> torch_index_url;
     std::vector<EnvironmentVariable> environment;
     std::vector<std::string> default_targets;
