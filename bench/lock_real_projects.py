@@ -181,7 +181,9 @@ def run_environment(args, corpus, work, project, os_name, python, extras, groups
                 row["aitk_differences"] = [f"export failed: {eerr.strip()[:300]}"]
         else:
             row["aitk_message"] = [line for line in err.strip().splitlines() if line][:12]
-        shutil.rmtree(cache, ignore_errors=True)
+        # Kept until the work folder goes (or KEEP_WORK keeps it): a cache removed just before
+        # the next environment's run would slow its file creation on ext4 (recently_deleted),
+        # which a user's first run never meets.
 
         interpreter = Path(args.pyenv) / python / "bin" / "python"
         if os_name == "linux" and not args.no_pip and interpreter.exists():
