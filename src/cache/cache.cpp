@@ -104,10 +104,9 @@ bool is_dir(const stdfs::path& p) {
     return stdfs::is_directory(stdfs::symlink_status(p, ec));
 }
 
-// Writes `content` to a staging file and renames it over `target` (replacing is fine for
-// entries that are refreshed: metadata, HTTP responses).
-// Staged in the cache's temporary folder (where an interrupted write is swept up) and renamed
-// into place. `flush`: see fs::AtomicWrite.
+// Writes `content` to a file in the cache's temporary folder (where an interrupted write is
+// swept up) and renames it over `target` (replacing is fine for entries that are refreshed:
+// metadata, HTTP responses). `flush`: see fs::AtomicWrite.
 void replace_file(const Cache& cache, const stdfs::path& target, std::string_view content,
                   bool flush) {
     ensure_directories(target.parent_path());

@@ -56,8 +56,12 @@ bool write_once(const std::filesystem::path& path, std::string_view content,
         }
         done += static_cast<std::size_t>(n);
     }
-    if ((how.flush && ::fsync(fd) != 0) || ::close(fd) != 0) {
-        int err = errno;
+    // The descriptor is closed whether or not the flush worked.
+    const bool flushed = !how.flush || ::fsync(fd) == 0;
+    const int flush_err = errno;
+    const bool closed = ::close(fd) == 0;
+    if (!flushed || !closed) {
+        const int err = flushed ? errno : flush_err;
         ::unlink(tmp.c_str());
         fail("cannot flush", tmp, err);
     }
