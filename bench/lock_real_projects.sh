@@ -10,7 +10,8 @@
 # markers and tags for the machine it runs on). Both must pick uv's exact set (walked from the
 # lock by bench/uv_lock_walk.py). One line per environment: agreement of each tool with uv, both
 # times and their ratio. Exit 1 naming the environments where aitk-env disagrees; 3 when the
-# corpus is missing. One environment at a time, pip once per environment.
+# corpus is missing. One environment at a time; aitk-env three times (each with a new cache,
+# the median reported), pip once per environment.
 #
 # Usage: bench/lock_real_projects.sh [BUILD_DIR] [PROJECT...]
 #   BUILD_DIR: a build with tests and benchmarks on (bench_lock; default build/release)
