@@ -21,6 +21,7 @@
 
 #include "aitk/fs/hash.hpp"
 #include "aitk/util/utf8.hpp"
+#include "growing_thread_pool.hpp"
 
 namespace aitk::test {
 namespace {
@@ -475,7 +476,7 @@ void HttpServer::start() {
     }
     if (!server->is_valid()) throw std::runtime_error("test HTTP server: invalid configuration");
     const auto threads = static_cast<std::size_t>(std::max(1, options_.threads));
-    server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server->new_task_queue = [threads] { return new GrowingThreadPool(threads); };
     server->set_keep_alive_max_count(100000);
     server->set_keep_alive_timeout(5);
     server->set_tcp_nodelay(true);

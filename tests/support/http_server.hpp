@@ -93,7 +93,9 @@ struct ServerOptions {
     std::filesystem::path cert_file;
     std::filesystem::path key_file;
     std::optional<std::pair<std::string, std::string>> basic_auth;  // user, password
-    int threads = 64;  // one per open connection, so keep it above the clients' concurrency
+    // Most threads at once, one per open connection (made as connections need them): keep it
+    // above the clients' concurrency.
+    int threads = 64;
     // For a page `X.html` (or a directory's index.html) with a sibling `X.json`, a request whose
     // Accept header prefers application/vnd.pypi.simple.v1+json gets the JSON (PEP 691).
     bool pep691_negotiation = true;
