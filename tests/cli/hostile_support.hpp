@@ -175,13 +175,14 @@ class VictimWorld {
                            path("env.lock.yml").string(), "--python", hostile_python_version,
                            "--target", hostile_target});
         if (locked.exit_code != 0) {
-            error = "lock: " + locked.err;
+            error = "lock: exit " + std::to_string(locked.exit_code) + ": " + locked.err;
             return;
         }
         lock_text = fs::read_file(path("env.lock.yml"));
         auto made = cli({"setup", "-l", path("env.lock.yml").string(), "-p",
                          path("prefix").string(), "--python", hostile_python, "--no-smoke-test"});
-        if (made.exit_code != 0) error = "setup: " + made.err;
+        if (made.exit_code != 0)
+            error = "setup: exit " + std::to_string(made.exit_code) + ": " + made.err;
     }
 
     static bool available() { return std::filesystem::exists(hostile_python); }

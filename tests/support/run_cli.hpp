@@ -81,6 +81,7 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
     r.exit_code = result->end == util::ProcessEnd::exited ? result->exit_code : -1;
     r.out = std::move(result->out);
     r.err = std::move(result->err);
+    if (result->end != util::ProcessEnd::exited) r.err += "\n(" + result->describe() + ")";
     return r;
 }
 
