@@ -27,10 +27,29 @@ namespace {
 std::string read_file(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) fail("cannot read", path, errno);
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    // Read straight into a string of the file's size (one more byte, so that the end is seen in
+    // the same read); copying through a stringstream touched three times the memory, and a
+    // lock reads hundreds of cached pages. A file that grows, or says size 0 (/proc), is read
+    // on in doubling steps.
+    std::size_t capacity = 4096;
+    if (in.seekg(0, std::ios::end)) {
+        const auto end = in.tellg();
+        if (end > 0) capacity = static_cast<std::size_t>(end) + 1;
+        in.seekg(0, std::ios::beg);
+    }
+    in.clear();
+    std::string out;
+    std::size_t have = 0;
+    for (;;) {
+        out.resize(capacity);
+        in.read(out.data() + have, static_cast<std::streamsize>(capacity - have));
+        have += static_cast<std::size_t>(in.gcount());
+        if (have < capacity || !in) break;
+        capacity *= 2;
+    }
     if (in.bad()) fail("cannot read", path, errno);
-    return ss.str();
+    out.resize(have);
+    return out;
 }
 
 namespace {

@@ -404,6 +404,7 @@ std::optional<ProjectFiles> IndexClient::listing_on(const IndexLocation& locatio
     found.origin = page.origin;
     found.format = page.page->format;
     found.api_version = page.page->api_version;
+    found.files.reserve(page.page->files.size());
     for (const auto& f : page.page->files) {
         if (f.project() == project) found.files.push_back(f);
     }
