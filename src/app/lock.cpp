@@ -28,7 +28,7 @@
 #include "aitk/util/utf8.hpp"
 #include "hash_checks.hpp"
 #include "hash_downloads.hpp"
-#include "lock_glibc.hpp"
+#include "lock_os_caps.hpp"
 #include "lock_project.hpp"
 #include "lock_routing.hpp"
 #include "lock_sources.hpp"
@@ -42,8 +42,8 @@ using lock_detail::check_named_target;
 using lock_detail::complete_source;
 using lock_detail::direct_source;
 using lock_detail::direct_wheel;
-using lock_detail::GlibcCap;
 using lock_detail::locked_commits;
+using lock_detail::OsCaps;
 using lock_detail::routing_for;
 using lock_detail::strategy_for;
 using lock_detail::strategy_of_input;
@@ -307,7 +307,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
                        const project::ProjectInput& input, const project::Target& target,
                        const std::string& python, const lock::Lockfile* previous,
                        SourceInspector* inspector, const std::string& torch_constraint,
-                       const GlibcCap& glibc) {
+                       const OsCaps& os_caps) {
     TargetLock out;
     auto python_version = *pep::Version::parse(python);
     auto routing = routing_for(request, input, target);
@@ -327,9 +327,9 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     client.metadata_fetcher().set_observer(session.observer());
 
     SourceTarget source_target;
-    source_target.platform =
-        project::tag_platform(target, python_version, lock_detail::assumptions_for(target, glibc));
-    if (target.os == "linux") source_target.os_cap_by = glibc.by;
+    source_target.platform = project::tag_platform(target, python_version,
+                                                   lock_detail::assumptions_for(target, os_caps));
+    if (const auto* cap = os_caps.of(target.os)) source_target.os_cap_by = cap->by;
     source_target.python = python_version;
     source_target.only_binary = name_set(input.options.only_binary);
     source_target.no_binary = name_set(input.options.no_binary);
@@ -363,7 +363,7 @@ TargetLock lock_target(Session& session, const LockRequest& request,
     }
     fill_missing_hashes(session, out.locked.packages);
     check_locked_hashes(session, hash_checking, out.locked.packages, target.id());
-    lock_detail::record_floor(out.locked, glibc);
+    lock_detail::record_floor(out.locked, os_caps);
     for (const auto& note : source.notes())
         out.notes.push_back(target.id() + ": " + note);
     return out;
@@ -411,11 +411,11 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
     // A strategy other than the input's own decides the lock too; the input's own adds nothing,
     // so that the locks made before strategies were chosen keep their bytes.
     const auto strategy = strategy_for(request, input);
-    const GlibcCap glibc = lock_detail::glibc_cap_for(request, input);
+    const OsCaps os_caps = lock_detail::os_caps_for(request, input);
     auto input_hash = lock_input_hash(
         input, python, target_ids, indexes,
         strategy == strategy_of_input(input) ? std::string_view() : index::to_string(strategy),
-        glibc.text());
+        os_caps.glibc.text(), os_caps.macos.text());
 
     auto previous = read_existing(outcome.path);
     if (request.check) {
@@ -424,7 +424,7 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
         } else if (previous->input_hash != input_hash) {
             outcome.stale_reason = util::utf8_of(outcome.path) +
                                    " was locked from other inputs (the requirements, Python, "
-                                   "targets, indexes, index strategy or glibc cap changed)";
+                                   "targets, indexes, index strategy, glibc or macOS cap changed)";
         } else {
             outcome.up_to_date = true;
             outcome.lockfile = *previous;
@@ -452,7 +452,7 @@ void lock_targets(Session& session, const LockRequest& request, const project::P
     for (const auto& target : targets) {
         auto locked = lock_target(session, request, input, target, python,
                                   previous && !request.upgrade ? &*previous : nullptr,
-                                  inspector.get(), torch_constraint, glibc);
+                                  inspector.get(), torch_constraint, os_caps);
         notes.insert(notes.end(), locked.notes.begin(), locked.notes.end());
         lockfile.targets.push_back(std::move(locked.locked));
     }
@@ -574,8 +574,9 @@ LockOutcome lock_input(Session& session, const LockRequest& request,
 }  // namespace
 
 LockOutcome run_lock(Session& session, const LockRequest& request) {
-    // A bad --glibc is the user's to fix before anything is read or fetched.
+    // A bad --glibc or --macos is the user's to fix before anything is read or fetched.
     if (request.glibc) lock_detail::checked_glibc_option(*request.glibc);
+    if (request.macos) lock_detail::checked_macos_option(*request.macos);
     // A project whose dependencies only its build backend knows is asked with the lock's Python
     // (--python, else the default); --no-build leaves that to a problem naming the field.
     auto python = python::full_python_version(request.python.value_or(std::string(default_python)),

@@ -159,7 +159,8 @@ project::ProjectInput load_project_input(const InputSelection& input,
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
                             const std::vector<std::string>& targets,
                             const std::vector<lock::LockedIndex>& indexes,
-                            std::string_view index_strategy, const std::string& glibc_cap) {
+                            std::string_view index_strategy, const std::string& glibc_cap,
+                            const std::string& macos_cap) {
     fs::Sha256 hash;
     auto field = [&](std::string_view label, std::string_view value) {
         hash.update(label);
@@ -181,6 +182,7 @@ std::string lock_input_hash(const project::ProjectInput& input, const std::strin
         field("torch", name + specifier);
     if (!index_strategy.empty()) field("index-strategy", index_strategy);
     if (!glibc_cap.empty()) field("glibc", glibc_cap);
+    if (!macos_cap.empty()) field("macos", macos_cap);
     return "sha256:" + hash.finish_hex();
 }
 

@@ -60,7 +60,9 @@ std::optional<FloorProblem> floor_problem(const lock::LockedTarget& target,
                       "), or lock older versions that run here: aitk-env lock --glibc " +
                       pep::to_string(*here);
     } else {
-        problem.fix = "run it on macOS " + pep::to_string(top.need.version) + " or newer";
+        problem.fix = "run it on macOS " + pep::to_string(top.need.version) +
+                      " or newer, or lock older versions that run here: aitk-env lock --macos " +
+                      pep::to_string(*here);
     }
     return problem;
 }

@@ -161,6 +161,7 @@ LockRequest lock_request_for(const Session& session, const SetupRequest& request
     }
     lock_request.python = python_to_lock_for(session, request);
     lock_request.glibc = request.glibc;
+    lock_request.macos = request.macos;
     lock_request.indexes = request.indexes;
     lock_request.sources.inspect = request.build_sources;
     lock_request.on_input = request.on_input;
@@ -184,11 +185,13 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
             in.project_dir ? fs::absolute_from(session.cwd(), *in.project_dir) : session.cwd();
         lock_path = folder_lock_file(folder, in.locked, folder_notes);
     }
-    if (lock_path && request.glibc) {
-        throw util::InputError(
-            "--glibc " + *request.glibc + " caps the lock setup makes, but " +
-                util::utf8_of(*lock_path) + " is locked already",
-            "lock it again with `aitk-env lock --glibc " + *request.glibc + "`, or drop --glibc");
+    for (const auto& [flag, value] :
+         {std::pair{"--glibc", &request.glibc}, std::pair{"--macos", &request.macos}}) {
+        if (!lock_path || !*value) continue;
+        const std::string given = std::string(flag) + " " + **value;
+        throw util::InputError(given + " caps the lock setup makes, but " +
+                                   util::utf8_of(*lock_path) + " is locked already",
+                               "lock it again with `aitk-env lock " + given + "`, or drop " + flag);
     }
     if (lock_path) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *lock_path);
@@ -417,9 +420,13 @@ SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
 }  // namespace
 
 SetupOutcome run_setup(Session& session, const SetupRequest& request) {
-    if (request.bundle && request.glibc) {
-        throw util::InputError("--glibc caps the lock setup makes; a bundle holds its lock",
-                               "drop --glibc");
+    for (const auto& [flag, value] :
+         {std::pair{"--glibc", &request.glibc}, std::pair{"--macos", &request.macos}}) {
+        if (request.bundle && *value) {
+            throw util::InputError(
+                std::string(flag) + " caps the lock setup makes; a bundle holds its lock",
+                std::string("drop ") + flag);
+        }
     }
     if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
     try {

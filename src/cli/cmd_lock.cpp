@@ -3,6 +3,7 @@
 
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "aitk/app/any_lock.hpp"
 #include "aitk/app/cache.hpp"
@@ -20,7 +21,7 @@ namespace aitk::cli {
 namespace {
 
 struct LockArgs {
-    std::string manifest, requirements, conda_file, from, project_dir, output, python, glibc,
+    std::string manifest, requirements, conda_file, from, project_dir, output, python, glibc, macos,
         backend = "auto";
     std::vector<std::string> targets, upgrade_packages;
     bool upgrade = false, check = false, skip_unmapped = false, no_build = false, force = false,
@@ -37,11 +38,14 @@ app::LockOutcome lock_from(const LockArgs& a, app::Session& session) {
             "--upgrade-package and --skip-unmapped do not apply",
             "drop them");
     }
-    if (!a.glibc.empty()) {
-        throw util::InputError(
-            "--from converts a lock file as it is: --glibc " + a.glibc + " would need a resolution",
-            "drop --glibc (setup and sync check each wheel's glibc against "
-            "the machine), or lock the project's inputs with it");
+    for (const auto& [flag, value, library] :
+         {std::tuple{"--glibc", &a.glibc, "glibc"}, std::tuple{"--macos", &a.macos, "macOS"}}) {
+        if (value->empty()) continue;
+        throw util::InputError(std::string("--from converts a lock file as it is: ") + flag + " " +
+                                   *value + " would need a resolution",
+                               std::string("drop ") + flag +
+                                   " (setup and sync check each wheel's " + library +
+                                   " against the machine), or lock the project's inputs with it");
     }
     app::LockFromRequest request;
     request.from = util::path_from_utf8(a.from);
@@ -105,6 +109,9 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
                      "X.Y: the newest glibc the Linux targets' machines have; only versions "
                      "whose wheels run there are taken (default: the input's `glibc`, else "
                      "every manylinux level)");
+    lock->add_option("--macos", a->macos,
+                     "X.Y: the oldest macOS the macOS targets' machines have; only versions "
+                     "whose wheels run there are taken (default: 14.0)");
     lock->add_option("--backend", a->backend,
                      "This machine's backend when it is the target (auto = detect); honoured "
                      "or refused, never replaced; default: AITK_ENV_TORCH_BACKEND");
@@ -145,6 +152,7 @@ Command add_lock_command(CLI::App& app, GlobalOptions& globals) {
         request.targets = a->targets;
         if (!a->python.empty()) request.python = a->python;
         if (!a->glibc.empty()) request.glibc = a->glibc;
+        if (!a->macos.empty()) request.macos = a->macos;
         request.upgrade = a->upgrade;
         request.upgrade_packages = a->upgrade_packages;
         request.check = a->check;

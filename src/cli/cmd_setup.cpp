@@ -19,7 +19,7 @@ namespace aitk::cli {
 Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {
         std::string manifest, lock, requirements, env_file, bundle, project,
-            prefix = ".venv", backend = "auto", python, link_mode = "auto", target, glibc;
+            prefix = ".venv", backend = "auto", python, link_mode = "auto", target, glibc, macos;
         bool dry_run = false, no_smoke_test = false, skip_unmapped = false,
              compile_bytecode = false, no_build = false, force = false, require_hashes = false;
         std::vector<std::string> rewrite_urls;
@@ -59,6 +59,9 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
     setup->add_option("--python", args->python, "Interpreter version X.Y or path");
     setup->add_option("--glibc", args->glibc,
                       "X.Y: lock for machines with this glibc or newer (see `lock --glibc`); "
+                      "not with -l or --bundle");
+    setup->add_option("--macos", args->macos,
+                      "X.Y: lock for machines with this macOS or newer (see `lock --macos`); "
                       "not with -l or --bundle");
     setup->add_option("--link-mode", args->link_mode, "auto, reflink, hardlink or copy")
         ->check(CLI::IsMember({"auto", "reflink", "hardlink", "copy"}));
@@ -102,6 +105,7 @@ Command add_setup_command(CLI::App& app, GlobalOptions& globals) {
         request.prefix = util::path_from_utf8(args->prefix);
         if (!args->python.empty()) request.python = args->python;
         if (!args->glibc.empty()) request.glibc = args->glibc;
+        if (!args->macos.empty()) request.macos = args->macos;
         request.link_mode = *install::parse_link_mode(args->link_mode);
         request.dry_run = args->dry_run;
         request.smoke_test = !args->no_smoke_test;

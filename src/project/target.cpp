@@ -305,4 +305,20 @@ util::Expected<pep::OsVersion, std::string> parse_glibc_cap(std::string_view tex
     return *version;
 }
 
+util::Expected<pep::OsVersion, std::string> parse_macos_cap(std::string_view text) {
+    auto fail = [&](std::string why) {
+        return util::Unexpected<std::string>("macOS \"" + std::string(text) + "\": " + why);
+    };
+    auto version = pep::parse_os_version(text);
+    if (!version) return fail("expected MAJOR.MINOR such as 13.0");
+    // Wheels name macOS 10.9 (x86_64) and 11.0 (arm64) at the oldest; Python.org's builds of
+    // the Pythons this tool locks for need 10.9.
+    if (*version < pep::OsVersion{10, 9})
+        return fail("older than the oldest macOS wheels name, 10.9");
+    if (version->major == 10 && version->minor > 15)
+        return fail("no such macOS: after 10.15 came 11.0");
+    if (version->major > 99) return fail("no such macOS");
+    return *version;
+}
+
 }  // namespace aitk::project

@@ -54,6 +54,9 @@ struct LockRequest {
     // --glibc X.Y: the newest glibc the Linux targets' machines have (over the inputs' own
     // cap); the resolver takes only versions whose wheels run there. Checked by run_lock.
     std::optional<std::string> glibc;
+    // --macos X.Y: the oldest macOS the macOS targets' machines have (default
+    // project::default_macos); the resolver takes only versions whose wheels run there.
+    std::optional<std::string> macos;
     bool upgrade = false;
     std::vector<std::string> upgrade_packages;
     bool check = false;  // only compare the existing lock's input hash
@@ -126,13 +129,14 @@ std::filesystem::path default_lock_output(const InputSelection& input,
 
 // "sha256:<hex>" over everything that decides a lock: the input files' bytes, the Python
 // version, the targets and the index settings, `index_strategy` when the lock is made under
-// another strategy than the input's own ("" otherwise), and `glibc_cap` ("2.28", the Linux
-// targets' cap) when set: what was not chosen adds nothing, so that locks made before these
-// choices existed keep their hash. Independent of the network and the clock.
+// another strategy than the input's own ("" otherwise), `glibc_cap` ("2.28", the Linux targets'
+// cap) and `macos_cap` ("13.0", the macOS targets') when set: what was not chosen adds nothing,
+// so that locks made before these choices existed keep their hash. Independent of the network
+// and the clock.
 std::string lock_input_hash(const project::ProjectInput& input, const std::string& python,
                             const std::vector<std::string>& targets,
                             const std::vector<lock::LockedIndex>& indexes,
-                            std::string_view index_strategy = {},
-                            const std::string& glibc_cap = {});
+                            std::string_view index_strategy = {}, const std::string& glibc_cap = {},
+                            const std::string& macos_cap = {});
 
 }  // namespace aitk::app

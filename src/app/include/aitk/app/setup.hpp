@@ -23,9 +23,10 @@ struct SetupRequest {
     std::optional<std::filesystem::path> bundle;
     std::filesystem::path prefix = ".venv";
     std::optional<std::string> python;  // "3.12", "3.12.1" or a path
-    // --glibc X.Y for the lock setup makes (LockRequest::glibc); refused with -l and --bundle,
-    // whose locks are made already.
+    // --glibc X.Y and --macos X.Y for the lock setup makes (LockRequest::glibc, ::macos);
+    // refused with -l and --bundle, whose locks are made already.
     std::optional<std::string> glibc;
+    std::optional<std::string> macos;
     install::LinkMode link_mode = install::LinkMode::automatic;
     bool dry_run = false;
     bool smoke_test = true;

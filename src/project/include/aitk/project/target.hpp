@@ -52,13 +52,16 @@ std::string_view backend_kind(std::string_view backend) noexcept;
 // The newest glibc an uncapped Linux target takes wheels for: every manylinux level there is
 // (2.41 is 2025's glibc), as `uv lock` and pip on a current machine take them.
 inline constexpr pep::OsVersion newest_glibc{2, 99};
+// The macOS a macOS target's wheels may need when the lock names none (--macos).
+inline constexpr pep::OsVersion default_macos{14, 0};
 
 // What a target assumes about the machine beyond OS/arch: the newest glibc / macOS the
 // machines it is for have (the wheels' platform tags are chosen for it).
 struct TargetAssumptions {
     // --glibc, a manifest's `glibc:`, [tool.aitk-env] glibc; unset: newest_glibc.
     std::optional<pep::OsVersion> glibc;
-    pep::OsVersion macos{14, 0};
+    // --macos; by default default_macos.
+    pep::OsVersion macos = default_macos;
     // Among a version's files, the one that needs the oldest glibc / macOS first (a lock, so
     // that it runs on the most machines); off: pip's order on the machine it runs on.
     bool oldest_os_first = true;
@@ -68,6 +71,10 @@ struct TargetAssumptions {
 // Errors say what is wrong ("expected MAJOR.MINOR such as 2.28", "no glibc 3.0 exists: every
 // glibc is 2.x", "older than the oldest manylinux glibc, 2.5").
 util::Expected<pep::OsVersion, std::string> parse_glibc_cap(std::string_view text);
+
+// A macOS cap as --macos writes it: "13.0", "10.15". Errors say what is wrong ("expected
+// MAJOR.MINOR such as 13.0", "older than the oldest macOS wheels name, 10.9").
+util::Expected<pep::OsVersion, std::string> parse_macos_cap(std::string_view text);
 
 // CPython `python` (a full version, "3.12.3") on `target`: the values pip would see there
 // (platform_machine "x86_64"/"AMD64"/"arm64", sys_platform "linux"/"win32"/"darwin",
