@@ -9,11 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/fs/file.hpp"
-#include "aitk/fs/temp.hpp"
-#include "http_server.hpp"
-#include "mirror_builder.hpp"
-#include "run_cli.hpp"
+#include "os_cap_cli_fixture.hpp"
 
 namespace aitk::test {
 namespace {
@@ -26,11 +22,9 @@ const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
 // fastpkg: one version, two Linux wheels (2.28 and 2.17). mooncake: manylinux_2_35 only.
 // tbserver: a manylinux_2_31 wheel and a pure one (as tensorboard-data-server 0.7.2).
 // armonly: wheels for every platform but this target's.
-class GlibcCli : public ::testing::Test {
-  protected:
-    static void SetUpTestSuite() {
-        mirror_dir = new fs::TempDir(fs::TempDir::create("aitk-glibc-mirror"));
-        build_mirror(mirror_dir->path(), nlohmann::json::parse(R"({
+class GlibcCli : public OsCapCliTest<GlibcCli> {
+  public:
+    static constexpr const char* mirror_json = R"({
             "indexes": {"simple": {}},
             "wheels": [
               {"index": "simple", "name": "vllm", "version": "0.19.1",
@@ -48,47 +42,13 @@ class GlibcCli : public ::testing::Test {
               {"index": "simple", "name": "armonly", "version": "1.0",
                "tags": ["cp312-cp312-manylinux_2_17_aarch64", "cp312-cp312-musllinux_1_2_x86_64",
                         "cp312-cp312-win_amd64"]}
-            ]})"));
-    }
-    static void TearDownTestSuite() { delete mirror_dir; }
+            ]})";
 
-    void SetUp() override { server.serve_directory(mirror_dir->path()); }
-
-    std::string path(const std::string& name) const { return (work.path() / name).string(); }
-    void write(const std::string& name, const std::string& text) {
-        fs::write_file_atomic(work.path() / name, text);
-    }
-    std::string read(const std::string& name) const { return fs::read_file(work.path() / name); }
-
-    CliResult run(std::vector<std::string> args, std::vector<std::string> env = {}) {
-        args.insert(args.begin(), {"--cache-dir", path("cache"), "--index-url",
-                                   server.url("/simple/"), "--no-progress"});
-        std::vector<std::string> full_env = {"-u http_proxy",
-                                             "-u https_proxy",
-                                             "-u HTTPS_PROXY",
-                                             "-u ALL_PROXY",
-                                             "-u all_proxy",
-                                             "-u AITK_ENV_TORCH_BACKEND",
-                                             "-u AITK_ENV_GLIBC_VERSION",
-                                             "PATH=" + python_bin + ":/usr/bin:/bin",
-                                             "PYENV_ROOT=/nonexistent",
-                                             "AITK_ENV_NO_GPU=1"};
-        full_env.insert(full_env.end(), env.begin(), env.end());
-        return run_cli(args, "", full_env);
-    }
-
+  protected:
     // `lock` of requirements.txt for linux-x86_64-cpu, Python 3.12.1, into env.lock.yml.
     CliResult lock(std::vector<std::string> extra = {}, std::vector<std::string> env = {}) {
-        std::vector<std::string> args = {
-            "lock",   "-r",       path("requirements.txt"), "-o", path("env.lock.yml"), "--python",
-            "3.12.1", "--target", "linux-x86_64-cpu"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return run(args, std::move(env));
+        return lock_for("linux-x86_64-cpu", std::move(extra), std::move(env));
     }
-
-    static inline fs::TempDir* mirror_dir = nullptr;
-    HttpServer server;
-    fs::TempDir work = fs::TempDir::create("aitk-glibc-cli");
 };
 
 // (a) The newest version is taken although its only Linux x86_64 wheel needs glibc 2.31 (the

@@ -6,26 +6,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aitk/fs/file.hpp"
-#include "aitk/fs/temp.hpp"
-#include "http_server.hpp"
-#include "mirror_builder.hpp"
-#include "run_cli.hpp"
+#include "os_cap_cli_fixture.hpp"
 
 namespace aitk::test {
 namespace {
 
 namespace stdfs = std::filesystem;
 
-const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
-
 // macpkg: 2.0 ships a macOS 15 wheel only, 1.0 a macOS 11 one. oldmac: one version whose
 // wheels need macOS 10.13 and 12.0.
-class MacosCapCli : public ::testing::Test {
-  protected:
-    static void SetUpTestSuite() {
-        mirror_dir = new fs::TempDir(fs::TempDir::create("aitk-macos-mirror"));
-        build_mirror(mirror_dir->path(), nlohmann::json::parse(R"({
+class MacosCapCli : public OsCapCliTest<MacosCapCli> {
+  public:
+    static constexpr const char* mirror_json = R"({
             "indexes": {"simple": {}},
             "wheels": [
               {"index": "simple", "name": "macpkg", "version": "2.0",
@@ -34,40 +26,13 @@ class MacosCapCli : public ::testing::Test {
                "tags": ["cp312-cp312-macosx_11_0_arm64"]},
               {"index": "simple", "name": "oldmac", "version": "1.0",
                "tags": ["cp312-cp312-macosx_10_13_universal2", "cp312-cp312-macosx_12_0_arm64"]}
-            ]})"));
-    }
-    static void TearDownTestSuite() { delete mirror_dir; }
+            ]})";
 
-    void SetUp() override { server.serve_directory(mirror_dir->path()); }
-
-    std::string path(const std::string& name) const { return (work.path() / name).string(); }
-    void write(const std::string& name, const std::string& text) {
-        fs::write_file_atomic(work.path() / name, text);
-    }
-    std::string read(const std::string& name) const { return fs::read_file(work.path() / name); }
-
-    CliResult run(std::vector<std::string> args) {
-        args.insert(args.begin(), {"--cache-dir", path("cache"), "--index-url",
-                                   server.url("/simple/"), "--no-progress"});
-        return run_cli(
-            args, "",
-            {"-u http_proxy", "-u https_proxy", "-u HTTPS_PROXY", "-u ALL_PROXY", "-u all_proxy",
-             "-u AITK_ENV_TORCH_BACKEND", "PATH=" + python_bin + ":/usr/bin:/bin",
-             "PYENV_ROOT=/nonexistent", "AITK_ENV_NO_GPU=1"});
-    }
-
+  protected:
     // `lock` of requirements.txt for macos-arm64-mps, Python 3.12.1, into env.lock.yml.
     CliResult lock(std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {
-            "lock",   "-r",       path("requirements.txt"), "-o", path("env.lock.yml"), "--python",
-            "3.12.1", "--target", "macos-arm64-mps"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return run(args);
+        return lock_for("macos-arm64-mps", std::move(extra));
     }
-
-    static inline fs::TempDir* mirror_dir = nullptr;
-    HttpServer server;
-    fs::TempDir work = fs::TempDir::create("aitk-macos-cli");
 };
 
 TEST_F(MacosCapCli, ByDefaultWheelsUpToMacos14AreTakenAndTheFloorIsRecorded) {

@@ -57,4 +57,9 @@ std::size_t GrowingThreadPool::thread_count() const {
     return made_;
 }
 
+std::size_t GrowingThreadPool::idle_threads() const {
+    std::lock_guard lock(mutex_);
+    return idle_;
+}
+
 }  // namespace aitk::test

@@ -32,8 +32,9 @@ class GrowingThreadPool final : public httplib::TaskQueue {
     // Runs the queued tasks, then joins every thread.
     void shutdown() override;
 
-    // Threads made so far (for tests of the pool itself).
+    // Threads made so far, and those waiting for a task now (for tests of the pool itself).
     std::size_t thread_count() const;
+    std::size_t idle_threads() const;
 
   private:
     void work();
