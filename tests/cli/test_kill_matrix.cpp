@@ -35,6 +35,7 @@
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "http_server.hpp"
+#include "matrix_share.hpp"
 #include "mirror_builder.hpp"
 #include "run_cli.hpp"
 #include "wheel_builder.hpp"
@@ -333,7 +334,7 @@ void kill_rounds(unsigned long seed, std::chrono::steady_clock::duration duratio
                  const Round& round) {
     std::mt19937 rng(static_cast<std::mt19937::result_type>(seed));
     std::uniform_real_distribution<double> spread(0.0, 1.1);
-    for (int i = 0; i < kills_per_run; ++i) {
+    for (int i = 0; i < matrix_rounds(kills_per_run); ++i) {
         const auto delay = std::chrono::duration_cast<std::chrono::microseconds>(
             std::chrono::duration<double>(duration) * spread(rng));
         SCOPED_TRACE("seed " + std::to_string(seed) + " (AITK_KILL_SEED), round " +
