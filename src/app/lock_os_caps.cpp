@@ -16,27 +16,31 @@ const OsCap* OsCaps::of(const std::string& os) const {
     return nullptr;
 }
 
+namespace {
+
+// `parsed` (the value of `flag`), or util::InputError saying what is wrong and `hint`.
+pep::OsVersion checked_cap(const std::string& flag, const std::string& text,
+                           util::Expected<pep::OsVersion, std::string> parsed,
+                           const std::string& hint) {
+    if (!parsed) throw util::InputError(flag + " " + text + ": " + parsed.error(), hint);
+    return *parsed;
+}
+
+}  // namespace
+
 pep::OsVersion checked_glibc_option(const std::string& text) {
-    auto cap = project::parse_glibc_cap(text);
-    if (!cap) {
-        throw util::InputError("--glibc " + text + ": " + cap.error(),
-                               "give the newest glibc the target's machines have, such as "
-                               "--glibc 2.28 (`ldd --version` prints it there), or leave "
-                               "--glibc out to take every manylinux level");
-    }
-    return *cap;
+    return checked_cap("--glibc", text, project::parse_glibc_cap(text),
+                       "give the newest glibc the target's machines have, such as --glibc 2.28 "
+                       "(`ldd --version` prints it there), or leave --glibc out to take every "
+                       "manylinux level");
 }
 
 pep::OsVersion checked_macos_option(const std::string& text) {
-    auto cap = project::parse_macos_cap(text);
-    if (!cap) {
-        throw util::InputError("--macos " + text + ": " + cap.error(),
-                               "give the oldest macOS the target's machines have, such as "
-                               "--macos 13.0 (`sw_vers -productVersion` prints it there), or "
-                               "leave --macos out for macOS " +
-                                   pep::to_string(project::default_macos));
-    }
-    return *cap;
+    return checked_cap("--macos", text, project::parse_macos_cap(text),
+                       "give the oldest macOS the target's machines have, such as --macos 13.0 "
+                       "(`sw_vers -productVersion` prints it there), or leave --macos out for "
+                       "macOS " +
+                           pep::to_string(project::default_macos));
 }
 
 OsCaps os_caps_for(const LockRequest& request, const project::ProjectInput& input) {

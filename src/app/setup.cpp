@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "aitk/app/any_lock.hpp"
 #include "aitk/app/bundle.hpp"
@@ -148,6 +149,19 @@ std::string unbuildable_reason(const lock::LockedPackage& package, bool build_so
            "can)";
 }
 
+// The first of --glibc and --macos given: they cap the lock setup makes, so they are refused
+// where setup makes none (-l, a project's own lock file, --bundle).
+struct OsCapGiven {
+    std::string flag;   // "--glibc"
+    std::string value;  // "2.28"
+    std::string given() const { return flag + " " + value; }
+};
+std::optional<OsCapGiven> os_cap_given(const SetupRequest& request) {
+    if (request.glibc) return OsCapGiven{"--glibc", *request.glibc};
+    if (request.macos) return OsCapGiven{"--macos", *request.macos};
+    return std::nullopt;
+}
+
 // What run_lock is asked when setup makes the lock: this machine's target unless --target
 // names one, the Python setup will install into, and setup's own settings.
 LockRequest lock_request_for(const Session& session, const SetupRequest& request) {
@@ -185,13 +199,11 @@ lock::Lockfile lock_for_setup(Session& session, const SetupRequest& request, Set
             in.project_dir ? fs::absolute_from(session.cwd(), *in.project_dir) : session.cwd();
         lock_path = folder_lock_file(folder, in.locked, folder_notes);
     }
-    for (const auto& [flag, value] :
-         {std::pair{"--glibc", &request.glibc}, std::pair{"--macos", &request.macos}}) {
-        if (!lock_path || !*value) continue;
-        const std::string given = std::string(flag) + " " + **value;
-        throw util::InputError(given + " caps the lock setup makes, but " +
-                                   util::utf8_of(*lock_path) + " is locked already",
-                               "lock it again with `aitk-env lock " + given + "`, or drop " + flag);
+    if (const auto cap = os_cap_given(request); lock_path && cap) {
+        throw util::InputError(
+            cap->given() + " caps the lock setup makes, but " + util::utf8_of(*lock_path) +
+                " is locked already",
+            "lock it again with `aitk-env lock " + cap->given() + "`, or drop " + cap->flag);
     }
     if (lock_path) {
         outcome.lockfile = fs::absolute_from(session.cwd(), *lock_path);
@@ -420,13 +432,9 @@ SetupOutcome setup_stages(Session& session, const SetupRequest& request) {
 }  // namespace
 
 SetupOutcome run_setup(Session& session, const SetupRequest& request) {
-    for (const auto& [flag, value] :
-         {std::pair{"--glibc", &request.glibc}, std::pair{"--macos", &request.macos}}) {
-        if (request.bundle && *value) {
-            throw util::InputError(
-                std::string(flag) + " caps the lock setup makes; a bundle holds its lock",
-                std::string("drop ") + flag);
-        }
+    if (const auto cap = os_cap_given(request); request.bundle && cap) {
+        throw util::InputError(cap->flag + " caps the lock setup makes; a bundle holds its lock",
+                               "drop " + cap->flag);
     }
     if (request.bundle) return run_setup_from_bundle(session, request);  // then runs offline
     try {

@@ -113,6 +113,16 @@ TEST_F(MacosCapCli, ABadMacosValueIsABadInput) {
     EXPECT_EQ(with_lock.exit_code, 2) << with_lock.err;
     EXPECT_NE(with_lock.err.find("--macos 13.0 caps the lock setup makes"), std::string::npos)
         << with_lock.err;
+    // A bundle holds its lock: neither cap applies (refused before the bundle is read).
+    for (const char* flag : {"--macos", "--glibc"}) {
+        auto bundled = run({"setup", "--bundle", path("none.tar.zst"), "-p", path("p"), flag,
+                            std::string(flag) == "--macos" ? "13.0" : "2.28"});
+        EXPECT_EQ(bundled.exit_code, 2) << bundled.err;
+        EXPECT_NE(bundled.err.find(std::string(flag) +
+                                   " caps the lock setup makes; a bundle holds its lock"),
+                  std::string::npos)
+            << bundled.err;
+    }
     auto from =
         run({"lock", "--from", path("env.lock.yml"), "-o", path("x.lock.yml"), "--macos", "13.0"});
     EXPECT_EQ(from.exit_code, 2) << from.err;
