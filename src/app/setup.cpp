@@ -321,40 +321,21 @@ SyncRequest sync_request_for(const Session& session, const SetupRequest& request
     return sync;
 }
 
-// Stage 4: sync. A failed first setup (a download that did not come) leaves no empty venv
-// behind that would look like an environment; an existing prefix stays as sync left it
-// (intact).
-// Removes everything under `folder` but `kept` (and the folders that lead to it).
-void remove_all_but(const std::filesystem::path& folder, const std::filesystem::path& kept) {
-    std::error_code ec;
-    std::vector<std::filesystem::path> entries;
-    for (auto it = std::filesystem::directory_iterator(folder, ec);
-         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-        entries.push_back(it->path());
-    }
-    for (const auto& entry : entries) {
-        const auto rel = kept.lexically_relative(entry);
-        if (entry == kept) continue;
-        if (!rel.empty() && *rel.begin() != "..") {
-            remove_all_but(entry, kept);  // `kept` lies inside
-        } else {
-            std::filesystem::remove_all(entry, ec);
-        }
-    }
-}
-
+// Stage 4: sync. A failed first setup (a download that did not come) leaves no folder behind:
+// neither a venv that would look like an environment nor an empty prefix that would make the
+// next setup's prefix an existing one; an existing prefix stays as sync left it (intact).
 SyncOutcome sync_into(Session& session, const SyncRequest& sync,
-                      const std::filesystem::path& prefix, const HeldPrefix& held) {
+                      const std::filesystem::path& prefix, HeldPrefix& held) {
     try {
         return sync_prefix(session, sync);
     } catch (...) {
         if (held.is_new) {
-            // Windows cannot remove the prefix's lock file while this setup holds it open: the
-            // rest goes first, so no venv is left that would look like an environment; then
-            // the whole folder where the system allows it (POSIX).
-            if (held.lock) remove_all_but(prefix, held.lock->path());
             std::error_code ignored;
-            std::filesystem::remove_all(prefix, ignored);
+            if (held.lock) {
+                fs::remove_locked_folder(prefix, *held.lock);
+            } else {
+                std::filesystem::remove_all(prefix, ignored);
+            }
         }
         throw;
     }

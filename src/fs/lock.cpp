@@ -7,6 +7,7 @@
 #include <system_error>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #ifdef _WIN32
 #ifndef NOMINMAX
@@ -291,6 +292,54 @@ std::optional<long> FileLock::recorded_owner(const std::filesystem::path& lock_f
     }
     if (pid <= 0) return std::nullopt;
     return pid;
+}
+
+namespace {
+
+// Removes everything under `folder` but `kept` and the folders that lead to it; both absolute.
+void remove_all_but(const std::filesystem::path& folder, const std::filesystem::path& kept) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> entries;
+    for (auto it = std::filesystem::directory_iterator(folder, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+        entries.push_back(it->path());
+    }
+    for (const auto& entry : entries) {
+        if (entry == kept) continue;
+        const auto rel = kept.lexically_relative(entry);
+        std::error_code ignored;
+        if (!rel.empty() && *rel.begin() != "..") {
+            remove_all_but(entry, kept);  // `kept` lies inside
+        } else {
+            std::filesystem::remove_all(entry, ignored);
+        }
+    }
+}
+
+}  // namespace
+
+void remove_locked_folder(const std::filesystem::path& folder, FileLock& lock) noexcept {
+    try {
+        std::error_code ec, file_ec;
+        const auto root = std::filesystem::absolute(folder, ec).lexically_normal();
+        const auto file = std::filesystem::absolute(lock.path(), file_ec).lexically_normal();
+        const auto inside = file.lexically_relative(root);
+        if (ec || file_ec || inside.empty() || *inside.begin() == "..") {
+            lock.release();
+            std::filesystem::remove_all(root, ec);
+            return;
+        }
+        remove_all_but(root, file);
+        std::filesystem::remove(file, ec);  // Windows: gone when the lock's handle closes
+        lock.release();
+        for (auto dir = file.parent_path();; dir = dir.parent_path()) {
+            std::error_code not_removed;
+            if (!std::filesystem::remove(dir, not_removed) || dir == root) break;
+        }
+    } catch (...) {
+        // (bad_alloc from a path) what could not be removed stays
+        lock.release();
+    }
 }
 
 FileLock::FileLock(FileLock&& other) noexcept

@@ -212,3 +212,40 @@ TEST(FileLock, TheOwnerRecordLastsWhileTheLockIsHeld) {
     EXPECT_EQ(std::filesystem::file_size(path), 0u);
     EXPECT_EQ(std::filesystem::last_write_time(path), old_time);
 }
+
+// A folder this process made, taken back while its lock (a file inside it) is held: everything
+// goes, the lock file and the folders that led to it included, on Windows too (there the lock
+// file, deleted while open, stays listed until the lock's handle closes), and the lock is
+// released. A second holder can lock the same path at once.
+TEST(FileLock, ALockedFolderIsRemovedWholeAndTheLockReleased) {
+    auto dir = aitk::fs::TempDir::create("lock-test");
+    const auto prefix = dir.path() / "prefix";
+    fs::create_directories(prefix / "Lib" / "site-packages" / "pkg");
+    fs::create_directories(prefix / ".aitk-env" / "cache");
+    for (const auto& file :
+         {prefix / "pyvenv.cfg", prefix / "Lib" / "site-packages" / "pkg" / "a.py",
+          prefix / ".aitk-env" / "state.json"}) {
+        std::FILE* f = std::fopen(aitk::util::utf8_of(file).c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("x", f);
+        std::fclose(f);
+    }
+    auto lock = FileLock::acquire(prefix / ".aitk-env" / "lock", LockMode::exclusive);
+    lock.record_owner();
+    aitk::fs::remove_locked_folder(prefix, lock);
+    EXPECT_FALSE(lock.held());
+    EXPECT_FALSE(fs::exists(prefix));
+    EXPECT_TRUE(fs::exists(dir.path()));
+    EXPECT_TRUE(FileLock::try_acquire(prefix / ".aitk-env" / "lock", LockMode::exclusive));
+}
+
+// A lock whose file lies outside the folder: the folder goes whole and the lock is released.
+TEST(FileLock, ALockOutsideTheFolderIsReleasedAndItsFileKept) {
+    auto dir = aitk::fs::TempDir::create("lock-test");
+    fs::create_directories(dir.path() / "prefix" / "sub");
+    auto lock = FileLock::acquire(dir.path() / "outside.lock", LockMode::exclusive);
+    aitk::fs::remove_locked_folder(dir.path() / "prefix", lock);
+    EXPECT_FALSE(lock.held());
+    EXPECT_FALSE(fs::exists(dir.path() / "prefix"));
+    EXPECT_TRUE(fs::exists(dir.path() / "outside.lock"));
+}

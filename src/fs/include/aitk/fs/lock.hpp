@@ -77,4 +77,14 @@ class FileLock {
     std::optional<std::pair<long long, long>> mtime_before_owner_;
 };
 
+// Takes back a folder this process made and holds locked: removes `folder` with everything in
+// it, `lock`'s file included, and releases `lock` (held on a file inside `folder`). Each entry
+// is deleted once. std::filesystem::remove_all lists a folder again while it is not empty, and
+// Windows keeps listing a file deleted while it is open (the held lock file) until its last
+// handle closes: remove_all deleted it again and again, each time costing Wine a file
+// descriptor, until it had none left. Here the lock file is deleted once, the lock released (on
+// Windows the file then goes), and then the folders that led to it. Errors are ignored; what
+// could not be removed stays.
+void remove_locked_folder(const std::filesystem::path& folder, FileLock& lock) noexcept;
+
 }  // namespace aitk::fs
