@@ -485,6 +485,10 @@ DoctorReport run_doctor(const DoctorOptions& options) {
     }
     r.checks.push_back(pythons_check(r.pythons));
     r.checks.push_back(disk_check(r, *tables));
+    r.checks.push_back(check_tls_trust(options.cert, [&](const char* name) {
+        auto value = probe_env.get(name);
+        return value && !value->empty() ? value : std::nullopt;
+    }));
     if (windows) {
         r.checks.push_back(check_msvc_runtime(platform::system32_folder(probe_env.env)));
         // Only this Windows' registry can say; a simulated Windows elsewhere has none.

@@ -344,6 +344,7 @@ Command add_doctor_command(CLI::App& app, GlobalOptions& globals) {
         o.cwd = std::filesystem::current_path();
         o.prefix = util::path_from_utf8(args->prefix);
         o.refresh = args->refresh;
+        if (!globals.cert.empty()) o.cert = util::path_from_utf8(globals.cert);
         app::DoctorReport report = app::run_doctor(o);
         if (globals.json) {
             std::cout << report.to_json().dump(2, ' ', false,

@@ -55,8 +55,14 @@ std::optional<std::string> make_easy(Job& job, const EasyConfig& config) {
     set(CURLOPT_SSL_VERIFYPEER, 1L);
     set(CURLOPT_SSL_VERIFYHOST, 2L);
     if (config.ca_bundle) {
-        const auto ca = path_to_utf8(config.ca_bundle->path);
-        set(CURLOPT_CAINFO, ca.c_str());  // libcurl copies string options
+        // libcurl copies string options. Without a file, a folder alone: libcurl's compiled-in
+        // file would be read too, and fail where this system keeps none there.
+        const auto file = path_to_utf8(config.ca_bundle->path);
+        set(CURLOPT_CAINFO, file.empty() ? static_cast<const char*>(nullptr) : file.c_str());
+        if (!config.ca_bundle->folder.empty()) {
+            const auto folder = path_to_utf8(config.ca_bundle->folder);
+            set(CURLOPT_CAPATH, folder.c_str());
+        }
     } else if (config.native_ca) {
         // OpenSSL on Windows has no CA file of its own: the system's certificate store is the
         // trust anchor there, as it is for every other Windows program.

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "aitk/net/system_ca.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
 #include "utf8_path.hpp"
@@ -34,25 +35,50 @@ std::optional<std::string> process_env(const char* name) {
     return value;
 }
 
-std::optional<CaBundle> resolve_ca_bundle(const DownloaderOptions& options, const EnvLookup& env) {
-    std::optional<CaBundle> chosen;
+std::optional<CaBundle> resolve_ca_bundle(const DownloaderOptions& options, const EnvLookup& env,
+                                          const FileCheck& is_file) {
+    CaBundle chosen;
     if (options.ca_file && !options.ca_file->empty()) {
-        chosen = CaBundle{*options.ca_file, "--cert"};
+        chosen.path = *options.ca_file;
+        chosen.source = "--cert";
     } else {
         for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"}) {
             if (auto value = env(name)) {
-                chosen = CaBundle{detail::utf8_to_path(*value), name};
+                chosen.path = detail::utf8_to_path(*value);
+                chosen.source = name;
                 break;
             }
         }
     }
-    if (!chosen) return std::nullopt;
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(chosen->path, ec)) {
-        throw util::InputError("the CA bundle '" + detail::path_to_utf8(chosen->path) + "' (from " +
-                                   chosen->source + ") does not exist or is not a file",
-                               "point " + chosen->source + " at a PEM file of CA certificates");
+    if (!chosen.path.empty() && !std::filesystem::is_regular_file(chosen.path, ec)) {
+        throw util::InputError("the CA bundle '" + detail::path_to_utf8(chosen.path) + "' (from " +
+                                   chosen.source + ") does not exist or is not a file",
+                               "point " + chosen.source + " at a PEM file of CA certificates");
     }
+    if (auto folder = env("SSL_CERT_DIR")) {
+        chosen.folder = detail::utf8_to_path(*folder);
+        if (!std::filesystem::is_directory(chosen.folder, ec)) {
+            throw util::InputError(
+                "the CA folder '" + *folder +
+                    "' (from SSL_CERT_DIR) does not exist or is not a "
+                    "folder",
+                "point SSL_CERT_DIR at a folder of hashed CA certificates (as `openssl rehash` "
+                "makes), or unset it");
+        }
+    }
+    if (chosen.path.empty() && !trusts_system_store()) {
+        const auto found = find_system_ca_file(is_file ? is_file : [](const auto& path) {
+            std::error_code missing;
+            return std::filesystem::is_regular_file(path, missing);
+        });
+        if (found) {
+            chosen.path = std::filesystem::path(found->path);
+            chosen.source = "system";
+            chosen.layout = found->layout;
+        }
+    }
+    if (chosen.path.empty() && chosen.folder.empty()) return std::nullopt;
     return chosen;
 }
 

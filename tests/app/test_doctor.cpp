@@ -4,8 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
 #include "../platform/fake_machine.hpp"
+#include "aitk/net/tls.hpp"
 #include "aitk/util/error.hpp"
+#include "aitk/util/utf8.hpp"
 
 namespace {
 
@@ -327,3 +334,61 @@ TEST(Checks, CudaVisibleDevices) {
 }
 
 }  // namespace
+
+namespace {
+
+// An environment of `values` only, for the tls check.
+std::function<std::optional<std::string>(const char*)> env_of(
+    std::map<std::string, std::string> values) {
+    return [values](const char* name) -> std::optional<std::string> {
+        const auto it = values.find(name);
+        if (it == values.end()) return std::nullopt;
+        return it->second;
+    };
+}
+
+}  // namespace
+
+// doctor names the CA certificates that verify servers: the system's, found where the
+// distribution keeps them (the portable binary's own OpenSSL only knows Debian's place), or
+// the ones the user names; none is a warning with the fix, a named one missing a failure.
+TEST(Checks, TlsNamesTheCaBundleItUses) {
+    using app::CheckStatus;
+    const auto fedora = [](const std::filesystem::path& path) {
+        return path == "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem";
+    };
+    const auto nothing = [](const std::filesystem::path&) { return false; };
+    if (net::trusts_system_store()) {
+        const auto store = app::check_tls_trust(std::nullopt, env_of({}), nothing);
+        EXPECT_EQ(store.status, CheckStatus::ok);
+        EXPECT_NE(store.message.find("Windows certificate store"), std::string::npos);
+    } else {
+        const auto system = app::check_tls_trust(std::nullopt, env_of({}), fedora);
+        EXPECT_EQ(system.id, "tls");
+        EXPECT_EQ(system.status, CheckStatus::ok);
+        EXPECT_NE(
+            system.message.find("CA bundle: /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem "
+                                "(the system's, where RHEL, Fedora"),
+            std::string::npos)
+            << system.message;
+        const auto none = app::check_tls_trust(std::nullopt, env_of({}), nothing);
+        EXPECT_EQ(none.status, CheckStatus::warn);
+        EXPECT_NE(none.message.find("/etc/ssl/ca-bundle.pem"), std::string::npos) << none.message;
+        EXPECT_NE(none.message.find("ca-certificates package"), std::string::npos);
+    }
+    TempDir dir;
+    write_file(dir.path / "corp.pem", "x");
+    const auto named = app::check_tls_trust(dir.path / "corp.pem", env_of({}), fedora);
+    EXPECT_EQ(named.status, CheckStatus::ok);
+    EXPECT_NE(named.message.find("corp.pem (from --cert)"), std::string::npos) << named.message;
+    const auto from_env = app::check_tls_trust(
+        std::nullopt, env_of({{"SSL_CERT_DIR", aitk::util::utf8_of(dir.path)}}), nothing);
+    EXPECT_EQ(from_env.status, CheckStatus::ok);
+    EXPECT_NE(from_env.message.find("(from SSL_CERT_DIR)"), std::string::npos) << from_env.message;
+    const auto missing = app::check_tls_trust(
+        std::nullopt, env_of({{"SSL_CERT_FILE", "/nonexistent/ca.pem"}}), fedora);
+    EXPECT_EQ(missing.status, CheckStatus::fail);
+    EXPECT_NE(missing.message.find("'/nonexistent/ca.pem' (from SSL_CERT_FILE) does not exist"),
+              std::string::npos)
+        << missing.message;
+}

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../platform/fake_machine.hpp"
@@ -96,6 +97,32 @@ TEST_F(DoctorCli, ThisMachineReportsItsBackendWithEveryContractKey) {
         EXPECT_EQ(j["reason"], "no GPU found; torch 2.13.0 → cpu");
     }
     EXPECT_TRUE(r.err.empty()) << r.err;  // --json: nothing but JSON, on stdout
+}
+
+// The CA bundle doctor names is the one downloads use: --cert, then SSL_CERT_FILE; a named file
+// that is missing fails the check (exit 1) with its source.
+TEST_F(DoctorCli, TheTlsCheckNamesTheCaBundle) {
+    const auto tls_check = [](const json& report) {
+        for (const auto& check : report["checks"])
+            if (check["id"] == "tls") return check;
+        return json();
+    };
+    const auto bundle = dir.path / "ca.pem";
+    { std::ofstream(bundle) << "x"; }
+    env["SSL_CERT_FILE"] = bundle.string();
+    auto r = run({"doctor", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(tls_check(r.j())["status"], "ok");
+    EXPECT_EQ(tls_check(r.j())["message"],
+              "CA bundle: " + bundle.string() + " (from SSL_CERT_FILE)");
+    r = run({"--cert", bundle.string(), "doctor", "--json"});
+    EXPECT_EQ(tls_check(r.j())["message"], "CA bundle: " + bundle.string() + " (from --cert)");
+    env["SSL_CERT_FILE"] = "/nonexistent/ca.pem";
+    r = run({"doctor", "--json"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(tls_check(r.j())["status"], "fail");
+    EXPECT_NE(tls_check(r.j())["message"].get<std::string>().find("(from SSL_CERT_FILE)"),
+              std::string::npos);
 }
 
 TEST_F(DoctorCli, FakeNvmlH200) {

@@ -2,6 +2,13 @@
 // userinfo and .netrc, and the promise that credentials never show in results or errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <stdexcept>
 
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
@@ -23,6 +30,18 @@ namespace {
 const test::NoProxyEnvironment no_proxy;
 constexpr const char* password = "s3cret-Pa55";
 constexpr const char* user = "alice-user";
+
+// The file name OpenSSL looks for in a CA folder: the certificate's subject hash, in hex.
+std::string subject_hash_of(const std::filesystem::path& pem) {
+    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_file(util::utf8_of(pem).c_str(), "r"),
+                                                  &BIO_free);
+    std::unique_ptr<X509, decltype(&X509_free)> cert(
+        bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr, &X509_free);
+    if (!cert) throw std::runtime_error("cannot read " + util::utf8_of(pem));
+    char name[16];
+    std::snprintf(name, sizeof name, "%08lx", X509_subject_name_hash(cert.get()));
+    return name;
+}
 
 class TlsTest : public ::testing::Test {
   protected:
@@ -123,6 +142,21 @@ TEST_F(TlsTest, SslCertFileAndRequestsCaBundleAreHonoured) {
     }
 }
 
+// SSL_CERT_DIR alone: a folder of CA certificates named by their subject hash (the layout
+// `openssl rehash` makes) verifies the server, and libcurl's own bundle is not needed.
+TEST_F(TlsTest, SslCertDirIsHonoured) {
+    const auto folder = dir.path() / "certs";
+    std::filesystem::create_directories(folder);
+    std::filesystem::copy_file(pki.ca_cert, folder / (subject_hash_of(pki.ca_cert) + ".0"));
+    const auto content = test::random_bytes(1'000, 3);
+    const auto request = request_for("/dir.whl", content);
+    ::setenv("SSL_CERT_DIR", util::utf8_of(folder).c_str(), 1);
+    net::Downloader downloader(test::test_options(), clock);
+    const auto outcome = downloader.download(request);
+    ::unsetenv("SSL_CERT_DIR");
+    EXPECT_TRUE(outcome) << outcome.error().message;
+}
+
 TEST_F(TlsTest, ATrustedCaOfAnotherServerDoesNotHelp) {
     const auto other = test::TestPki::generate(dir.path() / "other");
     auto options = test::test_options();
@@ -176,8 +210,74 @@ TEST(CaBundle, OptionBeatsSslCertFileBeatsRequestsCaBundle) {
     EXPECT_EQ(net::resolve_ca_bundle(options, lookup)->source, "SSL_CERT_FILE");
     env["SSL_CERT_FILE"] = "";
     EXPECT_EQ(net::resolve_ca_bundle(options, lookup)->source, "REQUESTS_CA_BUNDLE");
+    // SSL_CERT_DIR adds a folder to the file, as OpenSSL reads both.
+    env["SSL_CERT_DIR"] = util::utf8_of(dir.path());
+    EXPECT_EQ(net::resolve_ca_bundle(options, lookup)->folder, dir.path());
+    EXPECT_EQ(net::resolve_ca_bundle(options, lookup)->source, "REQUESTS_CA_BUNDLE");
     env.clear();
-    EXPECT_FALSE(net::resolve_ca_bundle(options, lookup));
+    const net::FileCheck nothing = [](const std::filesystem::path&) { return false; };
+    EXPECT_FALSE(net::resolve_ca_bundle(options, lookup, nothing));
+    env["SSL_CERT_DIR"] = util::utf8_of(dir.path());
+    const auto folder_alone = net::resolve_ca_bundle(options, lookup, nothing);
+    ASSERT_TRUE(folder_alone);
+    EXPECT_TRUE(folder_alone->path.empty());
+    EXPECT_EQ(folder_alone->folder, dir.path());
+}
+
+// Without a bundle named by the user, the system's own, in the place its distribution keeps it:
+// the portable binary's libcurl knows only Debian's.
+TEST(CaBundle, TheSystemBundleIsFoundWhereEachDistributionKeepsIt) {
+    const net::EnvLookup no_env = [](const char*) -> std::optional<std::string> {
+        return std::nullopt;
+    };
+    const auto found_with = [&](std::set<std::string> present) {
+        return net::resolve_ca_bundle({}, no_env, [present](const std::filesystem::path& path) {
+            return present.count(path.generic_string()) > 0;
+        });
+    };
+    if (net::trusts_system_store()) {
+        // Windows: the certificate store, whatever files there are.
+        EXPECT_FALSE(found_with({"/etc/ssl/certs/ca-certificates.crt"}));
+        return;
+    }
+    const std::vector<std::pair<std::string, std::string>> distributions = {
+        {"/etc/ssl/certs/ca-certificates.crt", "Debian"},
+        {"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "Fedora"},
+        {"/etc/pki/tls/certs/ca-bundle.crt", "RHEL"},
+        {"/etc/ssl/ca-bundle.pem", "openSUSE"},
+        {"/etc/ssl/cert.pem", "Alpine"}};
+    for (const auto& [file, family] : distributions) {
+        const auto bundle = found_with({file});
+        ASSERT_TRUE(bundle) << file;
+        EXPECT_EQ(bundle->path.generic_string(), file);
+        EXPECT_EQ(bundle->source, "system");
+        EXPECT_THAT(bundle->layout, HasSubstr(family));
+    }
+    // Arch has both Debian's name and /etc/ssl/cert.pem: the first in the list is taken.
+    EXPECT_EQ(found_with({"/etc/ssl/cert.pem", "/etc/ssl/certs/ca-certificates.crt"})->path,
+              std::filesystem::path("/etc/ssl/certs/ca-certificates.crt"));
+    EXPECT_FALSE(found_with({}));
+    // A bundle the user names is used even where the system has one.
+    const net::EnvLookup cert_file = [](const char* name) -> std::optional<std::string> {
+        if (std::string(name) == "SSL_CERT_FILE") return "/nonexistent/user.pem";
+        return std::nullopt;
+    };
+    EXPECT_THROW(net::resolve_ca_bundle({}, cert_file, [](const auto&) { return true; }),
+                 util::InputError);
+}
+
+TEST(CaBundle, AMissingCertFolderIsAnInputErrorNamingSslCertDir) {
+    const net::EnvLookup env = [](const char* name) -> std::optional<std::string> {
+        if (std::string(name) == "SSL_CERT_DIR") return "/nonexistent/certs";
+        return std::nullopt;
+    };
+    try {
+        net::resolve_ca_bundle({}, env);
+        FAIL() << "expected an InputError";
+    } catch (const util::InputError& error) {
+        EXPECT_THAT(std::string(error.what()),
+                    HasSubstr("'/nonexistent/certs' (from SSL_CERT_DIR)"));
+    }
 }
 
 TEST(CaBundle, AMissingBundleIsAnInputErrorNamingItsSource) {

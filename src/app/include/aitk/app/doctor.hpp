@@ -3,6 +3,7 @@
 // interpreters it has, and whether it is ready for the manifest's hardware profiles. One result
 // value, its JSON (`doctor --json` in docs/cli.md) and its exit code.
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ struct DoctorOptions {
     std::filesystem::path cwd;
     // Scan the prefix's native libraries (when it exists) with this machine's loader rules.
     bool scan_native_libraries = true;
+    std::optional<std::filesystem::path> cert;  // --cert: the CA bundle the user names
 };
 
 enum class CheckStatus { ok, warn, fail };
@@ -102,5 +104,12 @@ DoctorCheck check_msvc_runtime(const std::filesystem::path& system32);
 // Windows: whether paths past MAX_PATH work (`enabled`, as the registry says), and what that
 // leaves for the files below `prefix`'s site-packages when they do not.
 DoctorCheck check_long_paths(bool enabled, const std::filesystem::path& prefix);
+// Which CA certificates verify HTTPS servers (id "tls"): the bundle the user names (--cert,
+// SSL_CERT_FILE, REQUESTS_CA_BUNDLE, SSL_CERT_DIR), else the system's as found in the usual
+// places; a warning naming the places when there is none; a failure for a named one missing.
+// `env` and `is_file` are what the machine has.
+DoctorCheck check_tls_trust(const std::optional<std::filesystem::path>& cert,
+                            const std::function<std::optional<std::string>(const char*)>& env,
+                            const std::function<bool(const std::filesystem::path&)>& is_file = {});
 
 }  // namespace aitk::app

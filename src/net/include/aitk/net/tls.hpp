@@ -10,17 +10,28 @@
 
 namespace aitk::net {
 
+// What verifies servers: a PEM file of CA certificates, a folder of hashed ones, or both (as
+// OpenSSL itself reads SSL_CERT_FILE and SSL_CERT_DIR together).
 struct CaBundle {
-    std::filesystem::path path;
-    std::string source;  // "--cert", "SSL_CERT_FILE" or "REQUESTS_CA_BUNDLE"
+    std::filesystem::path path;  // the file; empty when only a folder was found
+    // Of the file: "--cert", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", or "system" (found in the
+    // distribution's usual place, system_ca.hpp; `layout` says whose).
+    std::string source;
+    std::string layout;
+    std::filesystem::path folder;  // SSL_CERT_DIR; empty: none
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
+using FileCheck = std::function<bool(const std::filesystem::path&)>;
 
-// The explicit option wins, then SSL_CERT_FILE, then REQUESTS_CA_BUNDLE (empty values are
-// ignored); nullopt means libcurl's system store. Throws util::InputError naming the source
-// when the chosen file does not exist.
-std::optional<CaBundle> resolve_ca_bundle(const DownloaderOptions& options, const EnvLookup& env);
+// The file: the explicit option wins, then SSL_CERT_FILE, then REQUESTS_CA_BUNDLE (empty
+// values are ignored); without any, where trusts_system_store() is false, the system's bundle
+// that `is_file` finds in the usual places (default: the real filesystem). The folder:
+// SSL_CERT_DIR. nullopt when neither: libcurl keeps its own default (on Windows the
+// certificate store). Throws util::InputError naming the source when a file or folder the user
+// named does not exist.
+std::optional<CaBundle> resolve_ca_bundle(const DownloaderOptions& options, const EnvLookup& env,
+                                          const FileCheck& is_file = {});
 
 // What a certificate failure means and how to fix it, from libcurl's message: an expired or not
 // yet valid certificate is the server's (or this machine's clock's) problem, one for another
