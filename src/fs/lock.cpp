@@ -321,7 +321,8 @@ void remove_all_but(const std::filesystem::path& folder, const std::filesystem::
 void remove_locked_folder(const std::filesystem::path& folder, FileLock& lock) noexcept {
     try {
         std::error_code ec, file_ec;
-        const auto root = std::filesystem::absolute(folder, ec).lexically_normal();
+        auto root = std::filesystem::absolute(folder, ec).lexically_normal();
+        if (!root.has_filename()) root = root.parent_path();  // "prefix/": the folder itself
         const auto file = std::filesystem::absolute(lock.path(), file_ec).lexically_normal();
         const auto inside = file.lexically_relative(root);
         if (ec || file_ec || inside.empty() || *inside.begin() == "..") {
@@ -332,7 +333,10 @@ void remove_locked_folder(const std::filesystem::path& folder, FileLock& lock) n
         remove_all_but(root, file);
         std::filesystem::remove(file, ec);  // Windows: gone when the lock's handle closes
         lock.release();
-        for (auto dir = file.parent_path();; dir = dir.parent_path()) {
+        // Up to `root` and never above it, whatever the paths look like.
+        for (auto dir = file.parent_path();
+             !dir.lexically_relative(root).empty() && *dir.lexically_relative(root).begin() != "..";
+             dir = dir.parent_path()) {
             std::error_code not_removed;
             if (!std::filesystem::remove(dir, not_removed) || dir == root) break;
         }

@@ -239,6 +239,19 @@ TEST(FileLock, ALockedFolderIsRemovedWholeAndTheLockReleased) {
     EXPECT_TRUE(FileLock::try_acquire(prefix / ".aitk-env" / "lock", LockMode::exclusive));
 }
 
+// A folder named with a trailing separator is the same folder: it goes, and nothing above it.
+TEST(FileLock, ALockedFolderNamedWithASlashGoesAndNothingAboveIt) {
+    auto dir = aitk::fs::TempDir::create("lock-test");
+    const auto parent = dir.path() / "empty-parent";
+    const auto prefix = parent / "prefix";
+    fs::create_directories(prefix / ".aitk-env");
+    auto lock = FileLock::acquire(prefix / ".aitk-env" / "lock", LockMode::exclusive);
+    aitk::fs::remove_locked_folder(prefix / "", lock);
+    EXPECT_FALSE(lock.held());
+    EXPECT_FALSE(fs::exists(prefix));
+    EXPECT_TRUE(fs::exists(parent));  // empty, but not ours to remove
+}
+
 // A lock whose file lies outside the folder: the folder goes whole and the lock is released.
 TEST(FileLock, ALockOutsideTheFolderIsReleasedAndItsFileKept) {
     auto dir = aitk::fs::TempDir::create("lock-test");
