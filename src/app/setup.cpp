@@ -329,13 +329,11 @@ SyncOutcome sync_into(Session& session, const SyncRequest& sync,
     try {
         return sync_prefix(session, sync);
     } catch (...) {
-        if (held.is_new) {
+        if (held.is_new && held.lock) {
+            fs::remove_locked_folder(prefix, *held.lock);
+        } else if (held.is_new) {
             std::error_code ignored;
-            if (held.lock) {
-                fs::remove_locked_folder(prefix, *held.lock);
-            } else {
-                std::filesystem::remove_all(prefix, ignored);
-            }
+            std::filesystem::remove_all(prefix, ignored);
         }
         throw;
     }
