@@ -192,8 +192,11 @@ BundlePlan plan_bundle(const std::vector<const lock::LockedTarget*>& targets,
             info.interpreter_note = "left out (--no-python)";
         } else {
             try {
-                const auto& build = python::select_standalone_build(
-                    util::major_minor(target->python), standalone_platform_of(*target), table);
+                // Named, not passed as temporaries: g++ 13 and later take the returned reference
+                // for one into them (-Wdangling-reference); it is into `table`.
+                const std::string version = util::major_minor(target->python);
+                const python::StandalonePlatform platform = standalone_platform_of(*target);
+                const auto& build = python::select_standalone_build(version, platform, table);
                 info.interpreter = plan.add(
                     BundleMemberKind::python, build.sha256, decoded_last_segment(build.url),
                     python::mirrored_url(build.url, request.python_mirror), target->id);
