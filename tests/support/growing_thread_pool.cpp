@@ -12,7 +12,7 @@ GrowingThreadPool::~GrowingThreadPool() {
     shutdown();
 }
 
-void GrowingThreadPool::enqueue(std::function<void()> task) {
+GrowingThreadPool::EnqueueResult GrowingThreadPool::enqueue(std::function<void()> task) {
     std::lock_guard lock(mutex_);
     tasks_.push_back(std::move(task));
     // Idle threads take the queued tasks first; a new thread is made only for a task that no
@@ -22,6 +22,7 @@ void GrowingThreadPool::enqueue(std::function<void()> task) {
         ++made_;
     }
     ready_.notify_one();
+    return static_cast<EnqueueResult>(true);  // `true`, or nothing for httplib's void enqueue
 }
 
 void GrowingThreadPool::work() {

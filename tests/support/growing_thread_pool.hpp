@@ -16,6 +16,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace aitk::test {
@@ -27,8 +28,13 @@ class GrowingThreadPool final : public httplib::TaskQueue {
     GrowingThreadPool(const GrowingThreadPool&) = delete;
     GrowingThreadPool& operator=(const GrowingThreadPool&) = delete;
 
-    // A task waits for a free thread only when `max_threads` are busy.
-    void enqueue(std::function<void()> task) override;
+    // What httplib's enqueue returns: nothing in 0.11 (Debian 12), whether the task was queued
+    // in later ones (Debian 13 has 0.18).
+    using EnqueueResult =
+        decltype(std::declval<httplib::TaskQueue&>().enqueue(std::function<void()>{}));
+
+    // A task waits for a free thread only when `max_threads` are busy; it is always queued.
+    EnqueueResult enqueue(std::function<void()> task) override;
     // Runs the queued tasks, then joins every thread.
     void shutdown() override;
 
