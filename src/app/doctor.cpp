@@ -177,6 +177,11 @@ DoctorCheck platform_check(const platform::HostInfo& host, const platform::Table
     if (it == tables.hardware.platforms.end()) return {"platform", CheckStatus::warn, "unknown OS"};
     std::string message = it->second.message;
     if (host.wsl) message += " (running under WSL2)";
+    if (host.jetson) {
+        message += " (Jetson" + (host.jetson->model.empty() ? "" : ": " + host.jetson->model) +
+                   (host.jetson->l4t.empty() ? "" : ", L4T R" + host.jetson->l4t) +
+                   (host.jetson->jetpack().empty() ? "" : ", " + host.jetson->jetpack()) + ")";
+    }
     return {"platform", it->second.status == "ok" ? CheckStatus::ok : CheckStatus::warn, message};
 }
 

@@ -100,9 +100,10 @@ std::string gpu_label(std::size_t index, const GpuDevice& gpu) {
 }  // namespace
 
 CoverageReport check_coverage(const std::vector<GpuDevice>& nvidia_gpus, std::string_view variant,
-                              const ReleaseKey& torch, const ArchTable& archs) {
+                              const ReleaseKey& torch, const ArchTable& archs,
+                              std::string_view arch) {
     CoverageReport report;
-    const ArchRow* row = archs.find(variant, torch);
+    const ArchRow* row = archs.find(variant, torch, arch);
     for (std::size_t i = 0; i < nvidia_gpus.size(); ++i) {
         const auto& gpu = nvidia_gpus[i];
         if (!gpu.compute_capability || !row) {
@@ -304,6 +305,28 @@ class Chooser {
         return out + "'s driver is not in aitk-env's table";
     }
 
+    // Whether `backend`'s builds of `torch` carry kernels for every GPU here, as this machine's
+    // architecture builds them, and were made with a CUDA toolkit each GPU is supported from
+    // (GB10: CUDA 13.0); a GPU below that limit counts as uncovered.
+    CoverageReport covers(const std::string& backend, const ReleaseKey& torch) const {
+        CoverageReport cov =
+            check_coverage(nvidia_gpus_, backend, torch, tables_.archs, host_.arch);
+        const auto build_cuda = cuda_version_of(backend);
+        for (std::size_t i = 0; build_cuda && i < nvidia_gpus_.size(); ++i) {
+            const auto& cc = nvidia_gpus_[i].compute_capability;
+            const ArchDriverFloor* floor = cc ? tables_.drivers.arch_floor(*cc) : nullptr;
+            if (!floor || !floor->min_build_cuda || !(*build_cuda < *floor->min_build_cuda))
+                continue;
+            const auto& gpu = nvidia_gpus_[i];
+            cov.all_covered = false;
+            cov.uncovered.push_back(cc->sm() + " (GPU " + std::to_string(i) +
+                                    (gpu.name.empty() ? "" : ", " + gpu.name) + "; " + floor->name +
+                                    " GPUs run CUDA ≥ " + floor->min_build_cuda->to_string() +
+                                    " builds only)");
+        }
+        return cov;
+    }
+
     // Whether the driver runs CUDA family `fam`; `why` says what is missing.
     bool driver_runs(unsigned fam, std::string& why) const {
         if (!probe_.nvidia) {
@@ -353,11 +376,14 @@ class Chooser {
         } else if (auto fam = cuda_family_of(backend)) {
             if (host_.os == OsKind::macos) {
                 v.why = "there are no CUDA builds for macOS";
+            } else if (jetson_board()) {
+                v.why = "is built for aarch64 servers (SBSA), not for the integrated GPU of " +
+                        jetson_words();
             } else {
                 // Both conditions are reported, so a refusal names everything that is missing.
                 std::string driver_why;
                 bool driver_ok = driver_runs(*fam, driver_why);
-                CoverageReport cov = check_coverage(nvidia_gpus_, backend, key_, tables_.archs);
+                CoverageReport cov = covers(backend, key_);
                 std::string coverage_why =
                     cov.all_covered ? "" : "has no kernels for " + util::join(cov.uncovered, ", ");
                 if (!driver_ok && !cov.all_covered) {
@@ -520,8 +546,37 @@ class Chooser {
     }
 
     bool nvidia_machine() const {
-        return !nvidia_gpus_.empty() ||
+        return !nvidia_gpus_.empty() || jetson_board() ||
                (probe_.nvidia && probe_.nvidia->source == NvidiaSource::override_env);
+    }
+
+    // A Jetson whose JetPack predates the server (SBSA) builds: Orin, Xavier (L4T R35, R36).
+    bool jetson_board() const { return host_.jetson && !host_.jetson->runs_sbsa_builds(); }
+
+    // "Jetson AGX Orin Developer Kit (L4T R36.4.3, JetPack 6)"
+    std::string jetson_words() const {
+        const auto& j = *host_.jetson;
+        std::string out = j.model.empty() ? "this Jetson" : j.model;
+        std::vector<std::string> what;
+        if (!j.l4t.empty()) what.push_back("L4T R" + j.l4t);
+        if (!j.jetpack().empty()) what.push_back(j.jetpack());
+        return out + (what.empty() ? "" : " (" + util::join(what, ", ") + ")");
+    }
+
+    // Where a Jetson's torch comes from: NVIDIA builds it per JetPack, outside
+    // download.pytorch.org, and aitk-env reads it as one more backend index.
+    std::string jetson_fix() const {
+        const unsigned l4t = host_.jetson->l4t_major;
+        const std::string jp = l4t == 35 ? "jp5" : "jp6";
+        const std::string cuda = l4t == 35 ? "cu114" : "cu126";
+        return "install JetPack's own torch: NVIDIA publishes it per JetPack release "
+               "(https://developer.download.nvidia.com/compute/redist/jp/, and the Jetson AI Lab "
+               "index https://pypi.jetson-ai-lab.io/" +
+               jp + "/" + cuda +
+               "); point aitk-env at it with --torch-index-url https://pypi.jetson-ai-lab.io/" +
+               jp + " --backend " + cuda + " --force (backend " + cuda +
+               " is then read from <URL>/" + cuda +
+               "/), or use --backend cpu to run without the GPU";
     }
 
     // "GPU 0 (NVIDIA GeForce RTX 3090)" or "an AMD GPU (gfx1100)": what rules CPU torch out.
@@ -534,6 +589,7 @@ class Chooser {
         }
         for (const auto& g : probe_.gpus_of(GpuVendor::amd))
             names.push_back("an AMD GPU (" + g.gfx_target + ")");
+        if (names.empty() && host_.jetson) return "the integrated GPU of " + jetson_words();
         if (names.empty()) return "an NVIDIA driver";
         return util::join(names, ", ");
     }
@@ -687,7 +743,7 @@ class Chooser {
             return "no GPU is listed, so compute capability is not checked (set "
                    "AITK_ENV_GPU_COMPUTE_CAPABILITY)";
         }
-        const ArchRow* row = tables_.archs.find(backend, key_);
+        const ArchRow* row = tables_.archs.find(backend, key_, host_.arch);
         std::vector<std::string> covered, unknown;
         bool by_ptx = false;
         for (std::size_t i = 0; i < nvidia_gpus_.size(); ++i) {
@@ -717,6 +773,7 @@ class Chooser {
     // release that has kernels for these GPUs.
     std::string nvidia_fix(const std::vector<std::string>& order) const {
         std::string cpu = " (or use --backend cpu to run without the GPU)";
+        if (jetson_board()) return jetson_fix();
         if (!probe_.nvidia) {
             return "install the NVIDIA driver (" + min_driver_hint(order) + ")" + cpu;
         }
@@ -728,7 +785,7 @@ class Chooser {
         std::vector<std::string> covering;
         std::string needed_words;
         for (const auto& b : order) {
-            CoverageReport cov = check_coverage(nvidia_gpus_, b, key_, tables_.archs);
+            CoverageReport cov = covers(b, key_);
             if (!cov.all_covered) continue;
             covering.push_back(b);
             auto fam = cuda_family_of(b);
@@ -769,7 +826,7 @@ class Chooser {
             std::vector<std::string> builds = it->cuda;
             builds.insert(builds.end(), it->cuda_experimental.begin(), it->cuda_experimental.end());
             for (const auto& b : builds) {
-                CoverageReport cov = check_coverage(nvidia_gpus_, b, it->torch, tables_.archs);
+                CoverageReport cov = covers(b, it->torch);
                 if (cov.all_covered && !cov.unknown) {
                     bool several = nvidia_gpus_.size() > 1;
                     std::string pin;
@@ -837,8 +894,10 @@ std::vector<ReleaseKey> BackendChoice::releases_of(std::string_view name) const 
 }
 
 bool has_usable_gpu(const HostInfo& host, const HardwareProbe& probe) {
-    (void)host;
     if (probe.gpus_ignored) return false;
+    // A Jetson's integrated GPU: NVML and often libcuda find nothing there, yet CPU torch on it
+    // is never what its owner wants.
+    if (host.jetson) return true;
     if (probe.has(GpuVendor::nvidia) || probe.has(GpuVendor::amd)) return true;
     return probe.nvidia && probe.nvidia->source == NvidiaSource::override_env;
 }

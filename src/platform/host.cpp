@@ -217,10 +217,53 @@ HostInfo probe_host(const ProbeEnvironment& env) {
         host.wsl = is_wsl_kernel(*release);
     }
     host.libc = detect_linux_libc(env);
+    host.jetson = parse_jetson(read_small_file(env.path("/etc/nv_tegra_release")).value_or(""),
+                               read_small_file(env.path("/proc/device-tree/model")).value_or(""));
 #endif
 #endif
     (void)env;
     return host;
+}
+
+std::string JetsonBoard::jetpack() const {
+    switch (l4t_major) {
+        case 32:
+            return "JetPack 4";
+        case 35:
+            return "JetPack 5";
+        case 36:
+            return "JetPack 6";
+        case 38:
+            return "JetPack 7";
+        default:
+            return "";
+    }
+}
+
+std::optional<JetsonBoard> parse_jetson(std::string_view tegra_release, std::string_view model) {
+    JetsonBoard board;
+    // The device tree's model string ends in NUL.
+    board.model = std::string(util::trim(model.substr(0, model.find('\0'))));
+    // "# R36 (release), REVISION: 4.3, ..." → 36, "36.4.3"
+    const auto r = tegra_release.find("# R");
+    if (r != std::string_view::npos) {
+        std::size_t i = r + 3;
+        while (i < tegra_release.size() && tegra_release[i] >= '0' && tegra_release[i] <= '9') {
+            board.l4t_major = board.l4t_major * 10 + static_cast<unsigned>(tegra_release[i] - '0');
+            ++i;
+        }
+        if (board.l4t_major > 0) {
+            board.l4t = std::to_string(board.l4t_major);
+            const auto rev = tegra_release.find("REVISION: ", i);
+            if (rev != std::string_view::npos) {
+                auto end = tegra_release.find_first_of(", \n", rev + 10);
+                board.l4t += "." + std::string(tegra_release.substr(rev + 10, end - (rev + 10)));
+            }
+        }
+    }
+    const bool named = board.model.find("Jetson") != std::string::npos;
+    if (board.l4t_major == 0 && !named) return std::nullopt;
+    return board;
 }
 
 void apply_glibc_override(HostInfo& host, const std::optional<std::string>& glibc) {

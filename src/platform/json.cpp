@@ -49,9 +49,14 @@ json to_json(const HardwareProbe& probe) {
 json to_json(const HostInfo& host) {
     json memory = nullptr;
     if (auto gib = host.memory_gib()) memory = std::round(*gib * 10.0) / 10.0;
-    return json{{"os", os_name(host.os)},        {"arch", host.arch},
-                {"libc", host.libc.to_string()}, {"os_version", host.os_version},
-                {"memory_gib", memory},          {"wsl", host.wsl}};
+    json j{{"os", os_name(host.os)},        {"arch", host.arch},    {"libc", host.libc.to_string()},
+           {"os_version", host.os_version}, {"memory_gib", memory}, {"wsl", host.wsl}};
+    if (host.jetson) {
+        j["jetson"] = {{"model", host.jetson->model},
+                       {"l4t", host.jetson->l4t},
+                       {"jetpack", host.jetson->jetpack()}};
+    }
+    return j;
 }
 
 namespace {

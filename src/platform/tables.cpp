@@ -61,6 +61,10 @@ const DriverVersion* DriverTable::toolkit_driver(const CudaVersion& cuda, OsKind
 
 const ArchDriverFloor* DriverTable::arch_floor(const ComputeCapability& cc) const {
     for (const auto& f : arch_floors) {
+        if (std::find(f.capabilities.begin(), f.capabilities.end(), cc) != f.capabilities.end())
+            return &f;
+    }
+    for (const auto& f : arch_floors) {
         if (std::find(f.capability_majors.begin(), f.capability_majors.end(), cc.major) !=
             f.capability_majors.end()) {
             return &f;
@@ -96,9 +100,11 @@ bool ArchRow::applies_to(const ReleaseKey& torch) const {
     return torch >= torch_from && (!torch_to || torch <= *torch_to);
 }
 
-const ArchRow* ArchTable::find(std::string_view variant, const ReleaseKey& torch) const {
+const ArchRow* ArchTable::find(std::string_view variant, const ReleaseKey& torch,
+                               std::string_view arch) const {
+    const std::string_view row_arch = arch == "aarch64" || arch == "arm64" ? "aarch64" : "";
     for (const auto& row : rows) {
-        if (row.variant == variant && row.applies_to(torch)) return &row;
+        if (row.variant == variant && row.arch == row_arch && row.applies_to(torch)) return &row;
     }
     return nullptr;
 }
@@ -360,15 +366,47 @@ Parsed<DriverTable> parse_driver_table(std::string_view yaml, std::string_view n
                     ArchDriverFloor floor;
                     floor.name = r.required_string(a, "name", path);
                     const std::string mpath = path + ".compute_capability_majors";
-                    const auto majors = r.string_list(a, "compute_capability_majors", path, true);
+                    const bool exact = a["compute_capabilities"].IsDefined();
+                    if (exact == a["compute_capability_majors"].IsDefined()) {
+                        r.fail(a, path,
+                               "expected either compute_capability_majors or "
+                               "compute_capabilities");
+                    }
+                    const std::string cpath = path + ".compute_capabilities";
+                    const auto exact_list = r.string_list(a, "compute_capabilities", path, exact);
+                    for (std::size_t k = 0; k < exact_list.size(); ++k) {
+                        const YAML::Node node = a["compute_capabilities"][k];
+                        const auto cc = r.parsed(node, cpath + "[" + std::to_string(k) + "]",
+                                                 ComputeCapability::parse(exact_list[k]));
+                        const bool listed = std::any_of(
+                            table.arch_floors.begin(), table.arch_floors.end(),
+                            [&](const ArchDriverFloor& f) {
+                                return std::find(f.capabilities.begin(), f.capabilities.end(),
+                                                 cc) != f.capabilities.end();
+                            });
+                        if (listed ||
+                            std::find(floor.capabilities.begin(), floor.capabilities.end(), cc) !=
+                                floor.capabilities.end()) {
+                            r.fail(node, cpath,
+                                   "compute capability " + exact_list[k] + " is listed twice");
+                        }
+                        floor.capabilities.push_back(cc);
+                    }
+                    const auto majors = r.string_list(a, "compute_capability_majors", path, !exact);
                     for (std::size_t k = 0; k < majors.size(); ++k) {
                         const YAML::Node node = a["compute_capability_majors"][k];
                         const auto cc = r.parsed(node, mpath + "[" + std::to_string(k) + "]",
                                                  ComputeCapability::parse(majors[k] + ".0"));
-                        if (table.arch_floor(cc) ||
-                            std::find(floor.capability_majors.begin(),
-                                      floor.capability_majors.end(),
-                                      cc.major) != floor.capability_majors.end()) {
+                        const bool major_listed =
+                            std::any_of(table.arch_floors.begin(), table.arch_floors.end(),
+                                        [&](const ArchDriverFloor& f) {
+                                            return std::find(f.capability_majors.begin(),
+                                                             f.capability_majors.end(),
+                                                             cc.major) != f.capability_majors.end();
+                                        });
+                        if (major_listed || std::find(floor.capability_majors.begin(),
+                                                      floor.capability_majors.end(),
+                                                      cc.major) != floor.capability_majors.end()) {
                             r.fail(node, mpath,
                                    "compute capability " + majors[k] + ".x is listed twice");
                         }
@@ -384,6 +422,10 @@ Parsed<DriverTable> parse_driver_table(std::string_view yaml, std::string_view n
                                  DriverVersion::parse(r.required_string(mins, "windows", dpath)));
                     if (auto c = r.optional_string(a, "cuda", path))
                         floor.cuda = r.parsed(a["cuda"], path + ".cuda", CudaVersion::parse(*c));
+                    if (auto c = r.optional_string(a, "min_build_cuda", path)) {
+                        floor.min_build_cuda = r.parsed(
+                            a["min_build_cuda"], path + ".min_build_cuda", CudaVersion::parse(*c));
+                    }
                     floor.source = r.required_string(a, "source", path);
                     table.arch_floors.push_back(std::move(floor));
                 }
@@ -441,6 +483,13 @@ Parsed<ArchTable> parse_arch_table(std::string_view yaml, std::string_view name)
                 const YAML::Node n = rows[i];
                 ArchRow row;
                 row.variant = r.required_string(n, "variant", path);
+                row.arch = r.optional_string(n, "arch", path).value_or("");
+                if (!row.arch.empty() && row.arch != "aarch64") {
+                    r.fail(n["arch"], path + ".arch",
+                           "\"" + row.arch +
+                               "\" is not a build architecture here (omit it for x86_64, or "
+                               "write aarch64)");
+                }
                 if (!valid_cuda_variant(row.variant)) {
                     r.fail(
                         n, path,
@@ -461,7 +510,7 @@ Parsed<ArchTable> parse_arch_table(std::string_view yaml, std::string_view name)
                 row.unverified = r.optional_string(n, "unverified", path).value_or("");
                 for (const auto& other : table.rows) {
                     bool overlap =
-                        other.variant == row.variant &&
+                        other.variant == row.variant && other.arch == row.arch &&
                         row.torch_from <= other.torch_to.value_or(ReleaseKey{~0u, ~0u}) &&
                         other.torch_from <= row.torch_to.value_or(ReleaseKey{~0u, ~0u});
                     if (overlap) r.fail(n, path, "overlaps another row for " + row.variant);

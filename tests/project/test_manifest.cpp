@@ -64,8 +64,8 @@ TEST(BuiltinManifest, DescribesAiToolkit) {
     EXPECT_EQ(m.hardware_profiles[0].id, "flux-lora");
     EXPECT_EQ(m.default_targets,
               (std::vector<std::string>{"linux-x86_64-cu130", "linux-x86_64-cu126",
-                                        "windows-x86_64-cu130", "windows-x86_64-cu126",
-                                        "macos-arm64-mps"}));
+                                        "linux-aarch64-cu130", "windows-x86_64-cu130",
+                                        "windows-x86_64-cu126", "macos-arm64-mps"}));
     EXPECT_FALSE(m.indexes.index_url);
     EXPECT_FALSE(m.indexes.torch_index_url);
     EXPECT_EQ(m.text, builtin_manifest_text());

@@ -62,7 +62,7 @@ TEST(FromManifest, BuiltinCarriesTheManifestsChoices) {
     EXPECT_EQ(in.torch_packages.at("torch"), "==2.13.0");
     EXPECT_EQ(in.torch_packages.at("torchvision"), "==0.28.0");
     EXPECT_EQ(in.torch_packages.at("torchaudio"), "==2.11.0");
-    EXPECT_EQ(in.default_targets.size(), 5u);
+    EXPECT_EQ(in.default_targets.size(), 6u);
     EXPECT_FALSE(in.torch_index_url);
     EXPECT_TRUE(in.constraints.empty());
     ASSERT_EQ(in.hashed_inputs.size(), 1u);

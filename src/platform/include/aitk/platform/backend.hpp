@@ -117,7 +117,9 @@ struct CoverageReport {
     bool unknown = false;  // a GPU's capability is unknown, or no arch data for this build
     std::vector<std::string> uncovered;  // "sm_61 (GPU 0, NVIDIA GeForce GTX 1080 Ti)"
 };
+// `arch`: the machine's CPU architecture (aarch64 builds carry other kernels than x86_64's).
 CoverageReport check_coverage(const std::vector<GpuDevice>& nvidia_gpus, std::string_view variant,
-                              const ReleaseKey& torch, const ArchTable& archs);
+                              const ReleaseKey& torch, const ArchTable& archs,
+                              std::string_view arch = "x86_64");
 
 }  // namespace aitk::platform

@@ -40,10 +40,15 @@ struct ToolkitDriver {
 };
 
 // The oldest driver that knows a GPU architecture (Blackwell: R570). Below it no CUDA build runs
-// on such a GPU, whatever the build's family allows.
+// on such a GPU, whatever the build's family allows. A row names either whole majors (10, 12)
+// or exact capabilities (12.1: GB10); an exact row wins over its major's row.
 struct ArchDriverFloor {
-    std::string name;                         // "Blackwell"
-    std::vector<unsigned> capability_majors;  // 10, 12
+    std::string name;                             // "Blackwell"
+    std::vector<unsigned> capability_majors;      // 10, 12
+    std::vector<ComputeCapability> capabilities;  // exact: 12.1
+    // Builds made with an older CUDA toolkit do not run on such a GPU even where their kernels
+    // would (DGX Spark's GB10 is supported from CUDA 13.0); nullopt: no such limit.
+    std::optional<CudaVersion> min_build_cuda;
     DriverVersion linux_min_driver;
     DriverVersion windows_min_driver;
     std::optional<CudaVersion> cuda;  // the CUDA level that driver reports (12.8)
@@ -81,6 +86,9 @@ struct TorchRelease {
 
 struct ArchRow {
     std::string variant;  // "cu126"
+    // The CPU architecture of the builds: "" for x86_64 (Linux and Windows), "aarch64" for the
+    // Linux aarch64 (SBSA) wheels, whose kernel lists differ.
+    std::string arch;
     ReleaseKey torch_from;
     std::optional<ReleaseKey> torch_to;  // inclusive; nullopt: open-ended
     std::vector<ComputeCapability> sass;
@@ -96,7 +104,9 @@ enum class Coverage : std::uint8_t { none, sass, ptx };
 
 struct ArchTable {
     std::vector<ArchRow> rows;
-    const ArchRow* find(std::string_view variant, const ReleaseKey& torch) const;
+    // The row for `variant`'s builds of `torch` on `arch` (the machine's: "x86_64", "aarch64").
+    const ArchRow* find(std::string_view variant, const ReleaseKey& torch,
+                        std::string_view arch = "x86_64") const;
 };
 
 // SASS for X.y runs on X.z (z >= y); PTX for X.y JIT-compiles on any capability >= X.y.
