@@ -54,7 +54,10 @@ void build_ai_toolkit_mirror(const std::filesystem::path& root) {
                                                                      {"torchcodec", "0.9.1"}};
     for (const auto& [name, version] : family) {
         for (const std::string backend : {"cu130", "cu126"}) {
-            for (const std::string platform : {"manylinux_2_28_x86_64", "win_amd64"}) {
+            for (const std::string platform :
+                 {"manylinux_2_28_x86_64", "win_amd64", "manylinux_2_28_aarch64"}) {
+                // As on download.pytorch.org, cu126 has no aarch64 wheels in this mirror.
+                if (backend == "cu126" && platform.ends_with("aarch64")) continue;
                 test::WheelSpec w;
                 w.name = name;
                 w.version = version + "+" + backend;
@@ -104,9 +107,9 @@ TEST_F(LockManifestTest, TheDefaultManifestLocksForEveryDefaultTarget) {
     std::vector<std::string> ids;
     for (const auto& t : lock.targets)
         ids.push_back(t.id);
-    EXPECT_EQ(ids, (std::vector<std::string>{"linux-x86_64-cu126", "linux-x86_64-cu130",
-                                             "macos-arm64-mps", "windows-x86_64-cu126",
-                                             "windows-x86_64-cu130"}));
+    EXPECT_EQ(ids, (std::vector<std::string>{"linux-aarch64-cu130", "linux-x86_64-cu126",
+                                             "linux-x86_64-cu130", "macos-arm64-mps",
+                                             "windows-x86_64-cu126", "windows-x86_64-cu130"}));
 
     for (const auto& target : lock.targets) {
         SCOPED_TRACE(target.id);
@@ -141,6 +144,9 @@ TEST_F(LockManifestTest, TheDefaultManifestLocksForEveryDefaultTarget) {
     // The file is an environment.yml for the default target.
     auto text = fs::read_file(outcome.path);
     EXPECT_NE(text.find("name: ai-toolkit\n"), std::string::npos);
+    // GH200, GB200, DGX Spark: the aarch64 wheels of cu130.
+    EXPECT_NE(text.find("torch-2.13.0%2Bcu130-cp312-cp312-manylinux_2_28_aarch64.whl"),
+              std::string::npos);
     auto variables = text.find("\nvariables:\n");
     ASSERT_NE(variables, std::string::npos);
     EXPECT_EQ(text.substr(variables, 74),
