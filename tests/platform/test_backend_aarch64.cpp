@@ -5,6 +5,7 @@
 
 #include "aitk/platform/backend.hpp"
 #include "aitk/platform/host.hpp"
+#include "backend_test_machine.hpp"
 #include "fake_machine.hpp"
 
 namespace {
@@ -12,8 +13,7 @@ namespace {
 using namespace aitk::platform;
 
 const Tables& tables() {
-    static const Tables t = *builtin_tables();
-    return t;
+    return aitk::test::backend_tables();
 }
 
 struct Machine {
@@ -23,24 +23,11 @@ struct Machine {
 };
 
 HostInfo host_of(const Machine& m) {
-    HostInfo h;
-    h.os = OsKind::linux_os;
-    h.arch = m.arch;
-    return h;
+    return aitk::test::host_of({.arch = m.arch, .driver = m.driver, .gpu = m.gpu});
 }
 
 HardwareProbe probe_of(const Machine& m) {
-    HardwareProbe p;
-    NvidiaDriver d;
-    d.driver_version = *DriverVersion::parse(m.driver);
-    d.source = NvidiaSource::nvml;
-    p.nvidia = d;
-    std::string text = m.gpu;
-    GpuDevice g;
-    g.name = text.substr(0, text.find('|'));
-    g.compute_capability = *ComputeCapability::parse(text.substr(text.find('|') + 1));
-    p.gpus.push_back(g);
-    return p;
+    return aitk::test::probe_of({.arch = m.arch, .driver = m.driver, .gpu = m.gpu});
 }
 
 // AI Toolkit's torch 2.13 (cu130, then cu126), or `torch` with every build it offers.

@@ -5,48 +5,19 @@
 #include <gtest/gtest.h>
 
 #include "aitk/platform/backend.hpp"
+#include "backend_test_machine.hpp"
 
 namespace {
 
 using namespace aitk::platform;
 
 const Tables& tables() {
-    static const Tables t = *builtin_tables();
-    return t;
+    return aitk::test::backend_tables();
 }
 
-struct Machine {
-    OsKind os = OsKind::linux_os;
-    const char* driver = nullptr;  // nullptr with cuda == nullptr: no NVIDIA driver
-    const char* cuda = nullptr;
-    const char* gpu = nullptr;  // "name|cc"
-};
-
-HostInfo host_of(const Machine& m) {
-    HostInfo h;
-    h.os = m.os;
-    h.arch = "x86_64";
-    return h;
-}
-
-HardwareProbe probe_of(const Machine& m) {
-    HardwareProbe p;
-    if (m.driver || m.cuda) {
-        NvidiaDriver d;
-        if (m.driver) d.driver_version = *DriverVersion::parse(m.driver);
-        if (m.cuda) d.cuda_version = *CudaVersion::parse(m.cuda);
-        d.source = NvidiaSource::nvml;
-        p.nvidia = d;
-    }
-    if (m.gpu) {
-        std::string text = m.gpu;
-        GpuDevice g;
-        g.name = text.substr(0, text.find('|'));
-        g.compute_capability = *ComputeCapability::parse(text.substr(text.find('|') + 1));
-        p.gpus.push_back(g);
-    }
-    return p;
-}
+using Machine = aitk::test::BackendMachine;
+using aitk::test::host_of;
+using aitk::test::probe_of;
 
 // A project whose torch 2.11 offers cu126, cu128 and cu130 (and cpu), with no preference of
 // its own: the pyproject extras cpu/cu126/cu128/cu130 of the issue.
