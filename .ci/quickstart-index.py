@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a static package index of stand-in wheels for the built-in manifest's requirement set.
 
-Usage: quickstart-index.py MANIFEST OUT_DIR
+Usage: quickstart-index.py MANIFEST OUT_DIR [BACKEND=PLATFORM[,PLATFORM...] ...]
 
 OUT_DIR/simple/<project>/index.html is a PEP 503 index (with PEP 658 .metadata files) of one
 py3-none-any wheel per requirement of MANIFEST's `requirements` and `extra_requirements`, at a
@@ -11,7 +11,12 @@ index, e.g. torchao) as `<version>+<backend>` wheels for the backend a machine w
 runs ("cpu"). The wheels are real zip files (METADATA,
 WHEEL, RECORD with the right hashes) without dependencies, so a resolver's answer is the list
 itself; the stand-in torch answers the smoke test (`torch.__version__`, `torch.version.cuda`,
-`torch.cuda.is_available()`). Requirements by URL (`name @ git+https://...`) are left out:
+`torch.cuda.is_available()`).
+
+Each BACKEND=PLATFORM argument adds OUT_DIR/whl/BACKEND/ with the torch family as compiled wheels
+for those platform tags (cp312-cp312-PLATFORM, e.g. cu130=manylinux_2_28_aarch64): an
+index whose builds exist for some architectures only, as download.pytorch.org's do.
+Requirements by URL (`name @ git+https://...`) are left out:
 CI locks them unbuilt (AITK_ENV_NO_BUILD=1).
 
 Only the manifest's own layout is read (two-space YAML as written in manifests/), without a YAML
@@ -112,7 +117,7 @@ def record_hash(data):
     return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
-def build_wheel(directory, project, version, files, extras=()):
+def build_wheel(directory, project, version, files, extras=(), tag="py3-none-any"):
     """Writes the wheel; returns (filename, sha256 hex, METADATA bytes)."""
     dist = re.sub(r"[-_.]+", "_", project).lower()
     info = f"{dist}-{version}.dist-info"
@@ -122,14 +127,15 @@ def build_wheel(directory, project, version, files, extras=()):
     members = dict(files)
     members[f"{info}/METADATA"] = metadata
     members[f"{info}/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: aitk-env-ci\n"
-                                "Root-Is-Purelib: true\nTag: py3-none-any\n")
+                                f"Root-Is-Purelib: {str(tag == 'py3-none-any').lower()}\n"
+                                f"Tag: {tag}\n")
     record = ""
     for name, text in members.items():
         data = text.encode()
         record += f"{name},{record_hash(data)},{len(data)}\n"
     record += f"{info}/RECORD,,\n"
     members[f"{info}/RECORD"] = record
-    filename = f"{dist}-{version}-py3-none-any.whl"
+    filename = f"{dist}-{version}-{tag}.whl"
     path = os.path.join(directory, filename)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for name, text in members.items():
@@ -147,8 +153,8 @@ def write_project(index_dir, project, wheels):
     folder = os.path.join(index_dir, normalize(project))
     os.makedirs(folder, exist_ok=True)
     links = []
-    for version, files, extras in wheels:
-        filename, sha, metadata = build_wheel(folder, project, version, files, extras)
+    for version, files, extras, *tag in wheels:
+        filename, sha, metadata = build_wheel(folder, project, version, files, extras, *tag)
         with open(os.path.join(folder, filename + ".metadata"), "wb") as f:
             f.write(metadata)
         meta = "sha256=" + hashlib.sha256(metadata).hexdigest()
@@ -179,9 +185,15 @@ def torch_files(version, backend):
 
 
 def main():
-    if len(sys.argv) != 3:
-        fail("usage: quickstart-index.py MANIFEST OUT_DIR")
+    if len(sys.argv) < 3:
+        fail("usage: quickstart-index.py MANIFEST OUT_DIR [BACKEND=PLATFORM[,PLATFORM...] ...]")
     manifest, out = sys.argv[1], sys.argv[2]
+    platforms = {b: None for b in BACKENDS}  # None: one py3-none-any wheel
+    for arg in sys.argv[3:]:
+        backend, _, tags = arg.partition("=")
+        if not backend or not tags:
+            fail(f"expected BACKEND=PLATFORM[,PLATFORM...], not {arg!r}")
+        platforms[backend] = ["cp312-cp312-" + t for t in tags.split(",")]
     torch_version, family, requirements = read_manifest(manifest)
     family = {"torch": torch_version, **family}
     pinned_family = {normalize(n) for n in family}
@@ -214,7 +226,7 @@ def main():
     write_root(simple, projects)
 
     count = len(projects)
-    for backend in BACKENDS:
+    for backend, tags in platforms.items():
         backend_dir = os.path.join(out, "whl", backend)
         os.makedirs(backend_dir, exist_ok=True)
         members = []
@@ -223,11 +235,12 @@ def main():
             module = re.sub(r"[-_.]+", "_", name).lower()
             files = (torch_files(local, backend) if name == "torch" else
                      {f"{module}/__init__.py": f'__version__ = "{local}"\n'})
-            members.append(write_project(backend_dir, name, [(local, files, [])]))
-            count += 1
+            wheels = [(local, files, [])] if tags is None else [(local, files, [], t) for t in tags]
+            members.append(write_project(backend_dir, name, wheels))
+            count += len(wheels)
         write_root(backend_dir, members)
     print(f"quickstart index: {count} stand-in wheels under {out} "
-          f"(simple/ and whl/{','.join(BACKENDS)}/)")
+          f"(simple/ and whl/{','.join(platforms)}/)")
 
 
 if __name__ == "__main__":
