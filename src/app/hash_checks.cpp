@@ -33,16 +33,16 @@ std::string pins_text(const project::HashPin& pin) {
 }
 
 // The file a locked package installs from, when it is one file that can be hashed.
-struct LockedArtifact {
+struct PinnedArtifact {
     std::string filename;
     std::string url;
     std::string* sha256 = nullptr;
     std::optional<std::uint64_t>* size = nullptr;
 };
 
-std::optional<LockedArtifact> artifact_of(lock::LockedPackage& package) {
+std::optional<PinnedArtifact> artifact_of(lock::LockedPackage& package) {
     if (package.wheel) {
-        return LockedArtifact{package.wheel->filename, package.wheel->url, &package.wheel->sha256,
+        return PinnedArtifact{package.wheel->filename, package.wheel->url, &package.wheel->sha256,
                               &package.wheel->size};
     }
     if (package.source && (package.source->kind == lock::SourceKind::sdist ||
@@ -50,7 +50,7 @@ std::optional<LockedArtifact> artifact_of(lock::LockedPackage& package) {
         const auto& url = package.source->url;
         auto slash = url.rfind('/');
         std::string filename = slash == std::string::npos ? url : url.substr(slash + 1);
-        return LockedArtifact{filename, url, &package.source->sha256, &package.source->size};
+        return PinnedArtifact{filename, url, &package.source->sha256, &package.source->size};
     }
     return std::nullopt;
 }
@@ -105,7 +105,7 @@ void check_locked_hashes(Session& session, const project::HashChecking& checking
     if (!checking.on) return;
     // Files with no sha256 yet are hashed first: both the checks and the lines a missing pin
     // needs want their digest.
-    std::vector<LockedArtifact> unhashed;
+    std::vector<PinnedArtifact> unhashed;
     std::vector<UnhashedFile> wanted;
     for (auto& package : packages) {
         auto artifact = artifact_of(package);

@@ -31,7 +31,7 @@ std::string without_fragment(std::string_view url) {
     return std::string(plain.substr(0, plain.find('?')));
 }
 
-std::string last_segment(std::string_view url) {
+std::string file_name_of(std::string_view url) {
     std::string plain = without_fragment(url);
     auto slash = plain.rfind('/');
     return slash == std::string::npos ? plain : plain.substr(slash + 1);
@@ -378,7 +378,7 @@ class SourceBuilder {
 
     build::BuiltWheel from_archive(const lock::LockedSource& source) {
         auto archive =
-            fetch_source_archive(session_, source.url, last_segment(source.url), source.sha256);
+            fetch_source_archive(session_, source.url, file_name_of(source.url), source.sha256);
         if (archive.path.extension() == ".whl") return {archive.path, true};  // nothing to build
         return build::build_wheel(build::BuildSource::sdist(archive.path, archive.sha256),
                                   provider(), request_.interpreter, options_);

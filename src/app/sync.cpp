@@ -187,14 +187,14 @@ namespace {
 // What the plan installs: wheels from the lock first, then the source nodes, which are built
 // into wheels and from then on handled like them (index i of `all` is a wheel below
 // wheels.size(), else built source i - wheels.size()).
-struct Wanted {
+struct WantedPackages {
     std::vector<const lock::LockedPackage*> all;
     std::vector<const lock::LockedPackage*> wheels;
     std::vector<const lock::LockedPackage*> sources;
 };
 
-Wanted wanted_of(const SyncPlan& plan) {
-    Wanted out;
+WantedPackages wanted_of(const SyncPlan& plan) {
+    WantedPackages out;
     for (const auto* list : {&plan.install, &plan.reinstall}) {
         for (const auto& p : *list)
             (p.wheel ? out.wheels : out.sources).push_back(&p);
@@ -207,7 +207,8 @@ Wanted wanted_of(const SyncPlan& plan) {
 // Stage: the source nodes built into wheels under `output`, before anything else, so that a
 // build failure changes nothing.
 std::vector<BuiltSource> build_sources(Session& session, const SyncRequest& request,
-                                       const Wanted& wanted, std::optional<fs::TempDir>& output) {
+                                       const WantedPackages& wanted,
+                                       std::optional<fs::TempDir>& output) {
     if (wanted.sources.empty()) return {};
     const auto& layout = request.layout;
     python::DiscoveryOptions discovery;
@@ -230,7 +231,7 @@ std::vector<BuiltSource> build_sources(Session& session, const SyncRequest& requ
 
 // Fetches the locked wheels into the cache (from the artifact sources first, when given);
 // `arrived(i, path)` runs as each one is there. Counts the downloads into `outcome`.
-void fetch_wheels(Session& session, const SyncRequest& request, const Wanted& wanted,
+void fetch_wheels(Session& session, const SyncRequest& request, const WantedPackages& wanted,
                   const std::function<void(std::size_t, const std::filesystem::path&)>& arrived,
                   SyncOutcome& outcome) {
     // The order the downloads start in: the largest first, so that the wheel that takes
@@ -279,7 +280,8 @@ void stage_removals(install::PrefixTransaction& txn, const SyncPlan& plan,
     }
 }
 
-install::WheelInstallRequest install_request_for(const SyncRequest& request, const Wanted& wanted,
+install::WheelInstallRequest install_request_for(const SyncRequest& request,
+                                                 const WantedPackages& wanted,
                                                  const std::vector<BuiltSource>& built,
                                                  const std::filesystem::path& tree, std::size_t i) {
     const auto& package = *wanted.all[i];
@@ -312,7 +314,7 @@ constexpr std::uintmax_t large_wheel_bytes = 64ull << 20;
 // modules, for compile_bytecode.
 std::vector<std::filesystem::path> fetch_unpack_install(
     Session& session, const SyncRequest& request, install::PrefixTransaction& txn,
-    const Wanted& wanted, const std::vector<BuiltSource>& built, TimelineRecorder& timeline,
+    const WantedPackages& wanted, const std::vector<BuiltSource>& built, TimelineRecorder& timeline,
     SyncOutcome& outcome) {
     auto& cache = session.cache();
     const std::size_t count = wanted.all.size();
@@ -452,7 +454,7 @@ SyncOutcome sync_stages(Session& session, const SyncRequest& request) {
     const auto receipt = Receipt::read(layout.state);
     outcome.plan = plan_sync(*request.target, installed, receipt, request.remove_extraneous,
                              &layout, request.build_sources);
-    const Wanted wanted = wanted_of(outcome.plan);
+    const WantedPackages wanted = wanted_of(outcome.plan);
 
     timeline.end(&SyncTimeline::plan);
 

@@ -28,15 +28,15 @@ namespace {
 namespace stdfs = std::filesystem;
 
 // The lock and what pyproject.toml beside it says.
-struct Loaded {
+struct LoadedUvLock {
     lock::UvLock lock;
     std::optional<lock::UvProject> project;
     std::string text;  // the lock's bytes (the input hash covers them)
     std::string label;
 };
 
-Loaded load(const stdfs::path& path) {
-    Loaded out;
+LoadedUvLock load(const stdfs::path& path) {
+    LoadedUvLock out;
     out.label = util::utf8_of(path);
     std::error_code ec;
     if (!stdfs::exists(path, ec)) {
@@ -185,7 +185,7 @@ std::string describe(const lock::UvConflictItem& item) {
 
 class Converter {
   public:
-    Converter(const Loaded& loaded, const UvLockRequest& request, std::string python)
+    Converter(const LoadedUvLock& loaded, const UvLockRequest& request, std::string python)
         : loaded_(loaded),
           lock_(loaded.lock),
           request_(request),
@@ -374,7 +374,7 @@ class Converter {
         }
     }
 
-    const Loaded& loaded_;
+    const LoadedUvLock& loaded_;
     const lock::UvLock& lock_;
     const UvLockRequest& request_;
     std::string python_;
@@ -386,7 +386,7 @@ class Converter {
     std::vector<std::string> notes_;
 };
 
-std::string input_hash(const Loaded& loaded, const UvLockRequest& request,
+std::string input_hash(const LoadedUvLock& loaded, const UvLockRequest& request,
                        const std::string& python, const std::vector<std::string>& ids) {
     fs::Sha256 hash;
     auto field = [&](std::string_view label, std::string_view value) {
@@ -418,7 +418,7 @@ std::string input_hash(const Loaded& loaded, const UvLockRequest& request,
 }  // namespace
 
 UvLockInput read_uv_lock(const UvLockRequest& request) {
-    const Loaded loaded = load(request.path);
+    const LoadedUvLock loaded = load(request.path);
     UvLockInput out;
     if (loaded.project) {
         if (auto mismatch = lock::uv_lock_mismatch(loaded.lock, *loaded.project)) {
@@ -524,7 +524,7 @@ UvLockStatus uv_lock_status(const std::filesystem::path& project_dir) {
     if (!stdfs::exists(status.path, ec)) return status;
     status.present = true;
     try {
-        const Loaded loaded = load(status.path);
+        const LoadedUvLock loaded = load(status.path);
         if (!loaded.project) {
             status.reason = "no pyproject.toml beside it";
             return status;

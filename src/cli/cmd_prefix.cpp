@@ -21,16 +21,7 @@
 #include "commands.hpp"
 
 namespace aitk::cli {
-namespace {
-
-constexpr bool host_is_windows =
-#ifdef _WIN32
-    true;
-#else
-    false;
-#endif
-
-}  // namespace
+namespace {}  // namespace
 
 Command add_sync_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {

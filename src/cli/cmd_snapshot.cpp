@@ -16,16 +16,7 @@
 #include "commands.hpp"
 
 namespace aitk::cli {
-namespace {
-
-constexpr bool host_is_windows =
-#ifdef _WIN32
-    true;
-#else
-    false;
-#endif
-
-}  // namespace
+namespace {}  // namespace
 
 Command add_snapshot_command(CLI::App& app, GlobalOptions& globals) {
     struct Args {

@@ -9,6 +9,15 @@
 
 namespace aitk::cli {
 
+// The defaults that differ by host (the lock target, the shim kind) are decided here, at build
+// time.
+inline constexpr bool host_is_windows =
+#ifdef _WIN32
+    true;
+#else
+    false;
+#endif
+
 struct Command {
     CLI::App* app = nullptr;
     std::function<int()> run;  // returns the exit code; errors are thrown

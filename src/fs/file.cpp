@@ -13,20 +13,12 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
+#include "path_failure.hpp"
 
 namespace aitk::fs {
-namespace {
-
-[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
-    throw util::Error(util::ExitCode::failure,
-                      what + " " + util::utf8_of(path) + ": " + std::strerror(err));
-}
-
-}  // namespace
-
 std::string read_file(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) fail("cannot read", path, errno);
+    if (!in) detail::fail_at("cannot read", path, std::strerror(errno));
     // Read straight into a string of the file's size (one more byte, so that the end is seen in
     // the same read); copying through a stringstream touched three times the memory, and a
     // lock reads hundreds of cached pages. A file that grows, or says size 0 (/proc), is read
@@ -47,7 +39,7 @@ std::string read_file(const std::filesystem::path& path) {
         if (have < capacity || !in) break;
         capacity *= 2;
     }
-    if (in.bad()) fail("cannot read", path, errno);
+    if (in.bad()) detail::fail_at("cannot read", path, std::strerror(errno));
     out.resize(have);
     return out;
 }
@@ -62,7 +54,7 @@ bool write_once(const std::filesystem::path& path, std::string_view content,
         how.temp_dir.empty() ? path.parent_path() : how.temp_dir, util::utf8_of(path.filename()));
 #ifndef _WIN32
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) fail("cannot create", tmp, errno);
+    if (fd < 0) detail::fail_at("cannot create", tmp, std::strerror(errno));
     std::size_t done = 0;
     while (done < content.size()) {
         ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -71,7 +63,7 @@ bool write_once(const std::filesystem::path& path, std::string_view content,
             int err = errno;
             ::close(fd);
             ::unlink(tmp.c_str());
-            fail("cannot write", tmp, err);
+            detail::fail_at("cannot write", tmp, std::strerror(err));
         }
         done += static_cast<std::size_t>(n);
     }
@@ -82,14 +74,14 @@ bool write_once(const std::filesystem::path& path, std::string_view content,
     if (!flushed || !closed) {
         const int err = flushed ? errno : flush_err;
         ::unlink(tmp.c_str());
-        fail("cannot flush", tmp, err);
+        detail::fail_at("cannot flush", tmp, std::strerror(err));
     }
 #else
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out.write(content.data(), static_cast<std::streamsize>(content.size()));
         out.flush();
-        if (!out) fail("cannot write", tmp, errno);
+        if (!out) detail::fail_at("cannot write", tmp, std::strerror(errno));
     }
 #endif
     std::error_code ec;

@@ -23,20 +23,16 @@
 
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
+#include "path_failure.hpp"
 
 namespace aitk::fs {
 namespace {
-
-[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path,
-                       const std::string& reason) {
-    throw util::Error(util::ExitCode::failure, what + " " + util::utf8_of(path) + ": " + reason);
-}
 
 void ensure_parent(const std::filesystem::path& lock_file) {
     if (!lock_file.has_parent_path()) return;
     std::error_code ec;
     std::filesystem::create_directories(lock_file.parent_path(), ec);
-    if (ec) fail("cannot create the folder of lock file", lock_file, ec.message());
+    if (ec) detail::fail_at("cannot create the folder of lock file", lock_file, ec.message());
 }
 
 }  // namespace
@@ -50,8 +46,8 @@ HANDLE open_lock_handle(const std::filesystem::path& lock_file) {
                              FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
                              OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (h == INVALID_HANDLE_VALUE) {
-        fail("cannot open lock file", lock_file,
-             std::system_category().message(static_cast<int>(::GetLastError())));
+        detail::fail_at("cannot open lock file", lock_file,
+                        std::system_category().message(static_cast<int>(::GetLastError())));
     }
     return h;
 }
@@ -86,7 +82,8 @@ FileLock FileLock::acquire(const std::filesystem::path& lock_file, LockMode mode
     if (!lock_handle(h, mode, true)) {
         DWORD err = ::GetLastError();
         ::CloseHandle(h);
-        fail("cannot lock", lock_file, std::system_category().message(static_cast<int>(err)));
+        detail::fail_at("cannot lock", lock_file,
+                        std::system_category().message(static_cast<int>(err)));
     }
     return FileLock(lock_file, h, mode);
 }
@@ -100,13 +97,14 @@ std::optional<FileLock> FileLock::acquire_existing(const std::filesystem::path& 
     if (h == INVALID_HANDLE_VALUE) {
         const DWORD err = ::GetLastError();
         if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND) return std::nullopt;
-        fail("cannot open lock file", lock_file,
-             std::system_category().message(static_cast<int>(err)));
+        detail::fail_at("cannot open lock file", lock_file,
+                        std::system_category().message(static_cast<int>(err)));
     }
     if (!lock_handle(h, mode, true)) {
         DWORD err = ::GetLastError();
         ::CloseHandle(h);
-        fail("cannot lock", lock_file, std::system_category().message(static_cast<int>(err)));
+        detail::fail_at("cannot lock", lock_file,
+                        std::system_category().message(static_cast<int>(err)));
     }
     return FileLock(lock_file, h, mode);
 }
@@ -122,7 +120,8 @@ std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& lock_
         DWORD err = ::GetLastError();
         if (err != ERROR_LOCK_VIOLATION && err != ERROR_IO_PENDING) {
             ::CloseHandle(h);
-            fail("cannot lock", lock_file, std::system_category().message(static_cast<int>(err)));
+            detail::fail_at("cannot lock", lock_file,
+                            std::system_category().message(static_cast<int>(err)));
         }
         if (std::chrono::steady_clock::now() >= deadline) break;
         std::this_thread::sleep_for(pause);
@@ -167,7 +166,8 @@ int open_lock_fd(const std::filesystem::path& lock_file) {
     for (;;) {
         int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd >= 0) return fd;
-        if (errno != EINTR) fail("cannot open lock file", lock_file, std::strerror(errno));
+        if (errno != EINTR)
+            detail::fail_at("cannot open lock file", lock_file, std::strerror(errno));
     }
 }
 
@@ -178,7 +178,7 @@ int flock_or_fail(int fd, const std::filesystem::path& lock_file, LockMode mode)
         if (errno == EINTR) continue;
         const int err = errno;
         ::close(fd);
-        fail("cannot lock", lock_file, std::strerror(err));
+        detail::fail_at("cannot lock", lock_file, std::strerror(err));
     }
     return fd;
 }
@@ -199,7 +199,7 @@ std::optional<FileLock> FileLock::acquire_existing(const std::filesystem::path& 
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         if (errno == ENOENT) return std::nullopt;
-        fail("cannot open lock file", lock_file, std::strerror(errno));
+        detail::fail_at("cannot open lock file", lock_file, std::strerror(errno));
     }
     return FileLock(lock_file, flock_or_fail(fd, lock_file, mode), mode);
 }
@@ -216,7 +216,7 @@ std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& lock_
         if (errno != EWOULDBLOCK && errno != EINTR) {
             int err = errno;
             ::close(fd);
-            fail("cannot lock", lock_file, std::strerror(err));
+            detail::fail_at("cannot lock", lock_file, std::strerror(err));
         }
         if (std::chrono::steady_clock::now() >= deadline) break;
         std::this_thread::sleep_for(pause);

@@ -23,17 +23,13 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/hex.hpp"
 #include "aitk/util/utf8.hpp"
+#include "path_failure.hpp"
 
 namespace aitk::fs {
 namespace {
 
 constexpr std::string_view temp_suffix = ".tmp";
 constexpr std::size_t random_digits = 16;
-
-[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path,
-                       const std::string& reason) {
-    throw util::Error(util::ExitCode::failure, what + " " + util::utf8_of(path) + ": " + reason);
-}
 
 std::mt19937_64 seeded_generator() {
     std::random_device device;
@@ -100,20 +96,20 @@ bool is_temp_name(std::string_view filename) noexcept {
 TempDir TempDir::create_in(const std::filesystem::path& parent, std::string_view stem) {
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
-    if (ec) fail("cannot create folder", parent, ec.message());
+    if (ec) detail::fail_at("cannot create folder", parent, ec.message());
     for (int attempt = 0; attempt < 16; ++attempt) {
         std::filesystem::path candidate = unique_temp_path(parent, stem);
         if (std::filesystem::create_directory(candidate, ec)) return TempDir(candidate);
-        if (ec) fail("cannot create temporary folder", candidate, ec.message());
+        if (ec) detail::fail_at("cannot create temporary folder", candidate, ec.message());
         // create_directory returned false without an error: the name was taken; draw again.
     }
-    fail("cannot find a free temporary name in", parent, "too many collisions");
+    detail::fail_at("cannot find a free temporary name in", parent, "too many collisions");
 }
 
 TempDir TempDir::create(std::string_view stem) {
     std::error_code ec;
     std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    if (ec) fail("cannot find the system temp folder", "", ec.message());
+    if (ec) detail::fail_at("cannot find the system temp folder", "", ec.message());
     return create_in(base, stem);
 }
 
@@ -178,8 +174,8 @@ PublishResult publish(const std::filesystem::path& staged,
     if (err == ERROR_ALREADY_EXISTS || err == ERROR_FILE_EXISTS) {
         return PublishResult::already_exists;
     }
-    fail("cannot move " + util::utf8_of(staged) + " to", destination,
-         std::system_category().message(static_cast<int>(err)));
+    detail::fail_at("cannot move " + util::utf8_of(staged) + " to", destination,
+                    std::system_category().message(static_cast<int>(err)));
 #else
 #if defined(__linux__) && defined(RENAME_NOREPLACE)
     if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, destination.c_str(), RENAME_NOREPLACE) ==
@@ -188,7 +184,8 @@ PublishResult publish(const std::filesystem::path& staged,
     }
     if (errno == EEXIST || errno == ENOTEMPTY) return PublishResult::already_exists;
     if (errno != EINVAL && errno != ENOSYS) {
-        fail("cannot move " + util::utf8_of(staged) + " to", destination, std::strerror(errno));
+        detail::fail_at("cannot move " + util::utf8_of(staged) + " to", destination,
+                        std::strerror(errno));
     }
     // The filesystem has no RENAME_NOREPLACE: fall through to the portable way.
 #endif
@@ -207,7 +204,8 @@ PublishResult publish(const std::filesystem::path& staged,
     }
     if (::rename(staged.c_str(), destination.c_str()) == 0) return PublishResult::published;
     if (errno == EEXIST || errno == ENOTEMPTY) return PublishResult::already_exists;
-    fail("cannot move " + util::utf8_of(staged) + " to", destination, std::strerror(errno));
+    detail::fail_at("cannot move " + util::utf8_of(staged) + " to", destination,
+                    std::strerror(errno));
 #endif
 }
 

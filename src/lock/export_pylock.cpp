@@ -81,13 +81,6 @@ std::vector<std::pair<std::string, std::string>> file_fields(std::string_view ur
     return fields;
 }
 
-const LockedIndex* find_index(const Lockfile& lock, std::string_view name) {
-    for (const auto& index : lock.indexes) {
-        if (!name.empty() && index.name == name) return &index;
-    }
-    return nullptr;
-}
-
 std::string local_path(std::string_view url) {
     if (url.starts_with("file://")) url.remove_prefix(7);
     return std::string(url);
@@ -116,7 +109,7 @@ std::string package_entry(const Lockfile& lock, const LockedTarget& target,
         }
         out += "]\n";
     }
-    const LockedIndex* index = find_index(lock, package.index);
+    const LockedIndex* index = lock.find_index(package.index);
     const bool from_index = index != nullptr && index->kind != IndexKind::find_links;
     if (package.wheel) {
         if (from_index) out += "index = " + toml_string(detail::storable_url(index->url)) + "\n";

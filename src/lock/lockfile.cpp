@@ -69,6 +69,14 @@ const LockedTarget* Lockfile::find_target(std::string_view id) const {
     return nullptr;
 }
 
+const LockedIndex* Lockfile::find_index(std::string_view name) const {
+    if (name.empty()) return nullptr;
+    for (const auto& index : indexes) {
+        if (index.name == name) return &index;
+    }
+    return nullptr;
+}
+
 std::string default_lockfile_path(std::string_view manifest_name) {
     return "lockfiles/" + std::string(manifest_name) + ".lock.yml";
 }

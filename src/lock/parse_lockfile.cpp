@@ -24,13 +24,9 @@ const std::string relock_hint =
     "what `x-aitk-env` says)";
 
 // Thrown inside this file only, caught by parse_lockfile: the reader stops at the first problem.
-struct Failure {
+struct LockfileFailure {
     util::InputProblem problem;
 };
-
-std::string quoted(std::string_view text) {
-    return "`" + std::string(text) + "`";
-}
 
 std::string child_path(const std::string& path, std::string_view key) {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -41,7 +37,7 @@ std::string item_path(const std::string& path, std::size_t index) {
 }
 
 std::string in_path(const std::string& path) {
-    return path.empty() ? "at the top level" : "in " + quoted(path);
+    return path.empty() ? "at the top level" : "in " + util::backquoted(path);
 }
 
 // "foo-bar" from "Foo_Bar" (PEP 503), to tell the user what to write.
@@ -59,38 +55,38 @@ std::string normalised_name(std::string_view name) {
     return out;
 }
 
-class Reader {
+class LockfileReader {
   public:
-    explicit Reader(std::string_view file) : file_(file) {}
+    explicit LockfileReader(std::string_view file) : file_(file) {}
 
     [[noreturn]] void fail(const YamlNode& at, std::string message, std::string hint = {}) const {
-        throw Failure{util::InputProblem{util::SourceLocation{file_, at.line, at.column},
-                                         std::move(message), std::move(hint)}};
+        throw LockfileFailure{util::InputProblem{util::SourceLocation{file_, at.line, at.column},
+                                                 std::move(message), std::move(hint)}};
     }
 
     std::string string(const YamlNode& node, const std::string& path) const {
-        if (!node.is_scalar()) fail(node, quoted(path) + " must be a string");
+        if (!node.is_scalar()) fail(node, util::backquoted(path) + " must be a string");
         return node.text;
     }
     std::string non_empty_string(const YamlNode& node, const std::string& path) const {
         std::string text = string(node, path);
-        if (text.empty()) fail(node, quoted(path) + " must not be empty");
+        if (text.empty()) fail(node, util::backquoted(path) + " must not be empty");
         return text;
     }
     bool boolean(const YamlNode& node, const std::string& path) const {
         if (node.is_scalar() && node.plain && node.text == "true") return true;
         if (node.is_scalar() && node.plain && node.text == "false") return false;
-        fail(node, quoted(path) + " must be true or false");
+        fail(node, util::backquoted(path) + " must be true or false");
     }
     std::uint64_t whole_number(const YamlNode& node, const std::string& path) const {
-        const auto bad = [&] { fail(node, quoted(path) + " must be a whole number"); };
+        const auto bad = [&] { fail(node, util::backquoted(path) + " must be a whole number"); };
         if (!node.is_scalar() || !node.plain || node.text.empty()) bad();
         std::uint64_t value = 0;
         for (const char c : node.text) {
             if (!util::is_ascii_digit(c)) bad();
             const auto digit = static_cast<std::uint64_t>(c - '0');
             if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
-                fail(node, quoted(path) + " is too large");
+                fail(node, util::backquoted(path) + " is too large");
             }
             value = value * 10 + digit;
         }
@@ -99,7 +95,8 @@ class Reader {
     std::string sha256(const YamlNode& node, const std::string& path) const {
         std::string text = string(node, path);
         if (!util::is_sha256_hex(text)) {
-            fail(node, quoted(path) + " must be 64 lower-case hex digits, got " + quoted(text));
+            fail(node, util::backquoted(path) + " must be 64 lower-case hex digits, got " +
+                           util::backquoted(text));
         }
         return text;
     }
@@ -108,13 +105,15 @@ class Reader {
     std::string path_name(const YamlNode& node, const std::string& path) const {
         std::string text = non_empty_string(node, path);
         if (auto problem = util::path_name_problem(text)) {
-            fail(node, quoted(path) + " " + quoted(text) + " cannot name a file: " + *problem,
+            fail(node,
+                 util::backquoted(path) + " " + util::backquoted(text) +
+                     " cannot name a file: " + *problem,
                  std::string(util::path_name_rule) + "; lock again with `aitk-env lock`");
         }
         return text;
     }
     const YamlNode& sequence(const YamlNode& node, const std::string& path) const {
-        if (!node.is_sequence()) fail(node, quoted(path) + " must be a list");
+        if (!node.is_sequence()) fail(node, util::backquoted(path) + " must be a list");
         return node;
     }
 
@@ -126,7 +125,7 @@ class Reader {
             const YamlNode& item = node.items[i];
             std::string text = non_empty_string(item, item_path(path, i));
             if (!seen.insert(text).second)
-                fail(item, "duplicate " + quoted(text) + " " + in_path(path));
+                fail(item, "duplicate " + util::backquoted(text) + " " + in_path(path));
             out.push_back(std::move(text));
         }
         std::sort(out.begin(), out.end());
@@ -143,13 +142,13 @@ class Reader {
 };
 
 // The keys of one mapping: unknown and repeated keys are problems, found when check() runs.
-class Fields {
+class LockfileFields {
   public:
-    Fields(const Reader& reader, const YamlNode& map, std::string path)
+    LockfileFields(const LockfileReader& reader, const YamlNode& map, std::string path)
         : reader_(reader), map_(map), path_(std::move(path)) {
         if (!map.is_mapping()) {
             reader.fail(map, path_.empty() ? "expected a mapping at the top level"
-                                           : quoted(path_) + " must be a mapping");
+                                           : util::backquoted(path_) + " must be a mapping");
         }
     }
 
@@ -165,11 +164,13 @@ class Fields {
                 for (const auto name : allowed) {
                     names += (names.empty() ? "" : ", ") + std::string(name);
                 }
-                reader_.fail(entry.key, "unknown key " + quoted(key) + " " + in_path(path_),
+                reader_.fail(entry.key,
+                             "unknown key " + util::backquoted(key) + " " + in_path(path_),
                              "the keys here are: " + names);
             }
             if (!seen.insert(key).second) {
-                reader_.fail(entry.key, "duplicate key " + quoted(key) + " " + in_path(path_));
+                reader_.fail(entry.key,
+                             "duplicate key " + util::backquoted(key) + " " + in_path(path_));
             }
         }
     }
@@ -182,7 +183,8 @@ class Fields {
     }
     const YamlNode& required(std::string_view key) const {
         const YamlNode* value = optional(key);
-        if (value == nullptr) reader_.fail(map_, "missing " + quoted(key) + " " + in_path(path_));
+        if (value == nullptr)
+            reader_.fail(map_, "missing " + util::backquoted(key) + " " + in_path(path_));
         return *value;
     }
     std::string path(std::string_view key) const { return child_path(path_, key); }
@@ -201,14 +203,15 @@ class Fields {
     const YamlNode& node() const noexcept { return map_; }
 
   private:
-    const Reader& reader_;
+    const LockfileReader& reader_;
     const YamlNode& map_;
     std::string path_;
 };
 
-std::map<std::string, std::string> Reader::string_map(const YamlNode& node, const std::string& path,
-                                                      bool variables) const {
-    Fields fields(*this, node, path);
+std::map<std::string, std::string> LockfileReader::string_map(const YamlNode& node,
+                                                              const std::string& path,
+                                                              bool variables) const {
+    LockfileFields fields(*this, node, path);
     std::map<std::string, std::string> out;
     for (const auto& entry : node.entries) {
         if (!entry.key.is_scalar()) {
@@ -217,12 +220,14 @@ std::map<std::string, std::string> Reader::string_map(const YamlNode& node, cons
         const std::string& key = entry.key.text;
         if (key.empty()) fail(entry.key, "an empty key " + in_path(path));
         if (variables && detail::reserved_variable(key)) {
-            fail(entry.key, quoted(path) + " may not set " + quoted(key) + " (conda reserves it)",
+            fail(entry.key,
+                 util::backquoted(path) + " may not set " + util::backquoted(key) +
+                     " (conda reserves it)",
                  "set search paths in the manifest's environment section instead");
         }
         std::string value = string(entry.value, child_path(path, key));
         if (!out.emplace(key, std::move(value)).second) {
-            fail(entry.key, "duplicate key " + quoted(key) + " " + in_path(path));
+            fail(entry.key, "duplicate key " + util::backquoted(key) + " " + in_path(path));
         }
     }
     return out;
@@ -232,7 +237,7 @@ std::map<std::string, std::string> Reader::string_map(const YamlNode& node, cons
 // x-aitk-env
 // ---------------------------------------------------------------------------------------------
 
-int read_format(const Reader& reader, const Fields& ext) {
+int read_format(const LockfileReader& reader, const LockfileFields& ext) {
     const YamlNode& node = ext.required("format");
     const std::string path = ext.path("format");
     const std::uint64_t format = reader.whole_number(node, path);
@@ -251,19 +256,20 @@ int read_format(const Reader& reader, const Fields& ext) {
     return static_cast<int>(format);
 }
 
-std::string read_input_hash(const Reader& reader, const Fields& ext) {
+std::string read_input_hash(const LockfileReader& reader, const LockfileFields& ext) {
     std::string text = ext.string("input-hash");
     constexpr std::string_view prefix = "sha256:";
     if (text.rfind(prefix, 0) != 0 ||
         !util::is_sha256_hex(std::string_view(text).substr(prefix.size()))) {
         reader.fail(ext.required("input-hash"),
-                    quoted(ext.path("input-hash")) +
-                        " must be `sha256:` and 64 lower-case hex digits, got " + quoted(text));
+                    util::backquoted(ext.path("input-hash")) +
+                        " must be `sha256:` and 64 lower-case hex digits, got " +
+                        util::backquoted(text));
     }
     return text;
 }
 
-std::vector<LockedIndex> read_indexes(const Reader& reader, const Fields& ext) {
+std::vector<LockedIndex> read_indexes(const LockfileReader& reader, const LockfileFields& ext) {
     std::vector<LockedIndex> out;
     const YamlNode* list = ext.optional("indexes");
     if (list == nullptr) return out;
@@ -271,27 +277,28 @@ std::vector<LockedIndex> read_indexes(const Reader& reader, const Fields& ext) {
     reader.sequence(*list, path);
     std::set<std::string> names;
     for (std::size_t i = 0; i < list->items.size(); ++i) {
-        const Fields f(reader, list->items[i], item_path(path, i));
+        const LockfileFields f(reader, list->items[i], item_path(path, i));
         f.check({"name", "url", "kind"});
         LockedIndex index{f.non_empty("name"), f.non_empty("url")};
         const std::string kind = f.non_empty("kind");
         if (!names.insert(index.name).second) {
-            reader.fail(f.required("name"), "duplicate index " + quoted(index.name));
+            reader.fail(f.required("name"), "duplicate index " + util::backquoted(index.name));
         }
         if (auto known = parse_index_kind(kind)) {
             index.kind = *known;
         } else {
             reader.fail(f.required("kind"),
-                        quoted(f.path("kind")) +
-                            " must be simple, find-links or torch-backend, got " + quoted(kind));
+                        util::backquoted(f.path("kind")) +
+                            " must be simple, find-links or torch-backend, got " +
+                            util::backquoted(kind));
         }
         out.push_back(std::move(index));
     }
     return out;
 }
 
-LockedFile read_wheel(const Reader& reader, const YamlNode& node, const std::string& path) {
-    const Fields f(reader, node, path);
+LockedFile read_wheel(const LockfileReader& reader, const YamlNode& node, const std::string& path) {
+    const LockfileFields f(reader, node, path);
     f.check({"filename", "url", "sha256", "size"});
     LockedFile file;
     file.filename = reader.path_name(f.required("filename"), f.path("filename"));
@@ -302,17 +309,18 @@ LockedFile read_wheel(const Reader& reader, const YamlNode& node, const std::str
     return file;
 }
 
-LockedSource read_source(const Reader& reader, const YamlNode& node, const std::string& path) {
-    const Fields f(reader, node, path);
+LockedSource read_source(const LockfileReader& reader, const YamlNode& node,
+                         const std::string& path) {
+    const LockfileFields f(reader, node, path);
     f.check({"kind", "url", "commit", "sha256", "size", "subdirectory", "revision", "editable"});
     LockedSource source;
     const std::string kind = f.non_empty("kind");
     if (auto known = parse_source_kind(kind)) {
         source.kind = *known;
     } else {
-        reader.fail(
-            f.required("kind"),
-            quoted(f.path("kind")) + " must be vcs, sdist, url or directory, got " + quoted(kind));
+        reader.fail(f.required("kind"), util::backquoted(f.path("kind")) +
+                                            " must be vcs, sdist, url or directory, got " +
+                                            util::backquoted(kind));
     }
     source.url = f.non_empty("url");
     source.commit = f.optional_string("commit");
@@ -332,16 +340,17 @@ struct ReadPackage {
     const YamlNode* dependencies = nullptr;  // where to point at a dangling dependency
 };
 
-ReadPackage read_package(const Reader& reader, const YamlNode& node, const std::string& path,
-                         const std::set<std::string>& index_names) {
-    const Fields f(reader, node, path);
+ReadPackage read_package(const LockfileReader& reader, const YamlNode& node,
+                         const std::string& path, const std::set<std::string>& index_names) {
+    const LockfileFields f(reader, node, path);
     f.check({"name", "version", "requested", "index", "extras", "dependencies", "wheel", "source"});
     ReadPackage read;
     LockedPackage& p = read.package;
     p.name = reader.path_name(f.required("name"), f.path("name"));
     if (normalised_name(p.name) != p.name) {
-        reader.fail(f.required("name"), "package name " + quoted(p.name) + " is not normalised",
-                    "write " + quoted(normalised_name(p.name)));
+        reader.fail(f.required("name"),
+                    "package name " + util::backquoted(p.name) + " is not normalised",
+                    "write " + util::backquoted(normalised_name(p.name)));
     }
     p.version = f.optional_string("version");
     if (const YamlNode* r = f.optional("requested"))
@@ -349,7 +358,8 @@ ReadPackage read_package(const Reader& reader, const YamlNode& node, const std::
     if (const YamlNode* index = f.optional("index")) {
         p.index = reader.non_empty_string(*index, f.path("index"));
         if (index_names.count(p.index) == 0) {
-            reader.fail(*index, quoted(f.path("index")) + " names " + quoted(p.index) +
+            reader.fail(*index, util::backquoted(f.path("index")) + " names " +
+                                    util::backquoted(p.index) +
                                     ", which is not in `x-aitk-env.indexes`");
         }
     }
@@ -364,45 +374,48 @@ ReadPackage read_package(const Reader& reader, const YamlNode& node, const std::
     if (const YamlNode* source = f.optional("source"))
         p.source = read_source(reader, *source, f.path("source"));
     if (!p.wheel && !p.source) {
-        reader.fail(node, "package " + quoted(p.name) + " " + in_path(path) +
+        reader.fail(node, "package " + util::backquoted(p.name) + " " + in_path(path) +
                               " has neither `wheel` nor `source`");
     }
     return read;
 }
 
 // "2.28": a version as the floor fields write it.
-std::string os_version(const Reader& reader, const YamlNode& node, const std::string& path) {
+std::string os_version(const LockfileReader& reader, const YamlNode& node,
+                       const std::string& path) {
     std::string text = reader.non_empty_string(node, path);
     if (!pep::parse_os_version(text)) {
-        reader.fail(node, quoted(path) + " must be MAJOR.MINOR such as 2.28, got " + quoted(text));
+        reader.fail(node, util::backquoted(path) + " must be MAJOR.MINOR such as 2.28, got " +
+                              util::backquoted(text));
     }
     return text;
 }
 
 // `glibc:` of a Linux target, `macos:` of a macOS one: the cap and the floor as written (absent
 // in locks older than them). Returns the node, for check_floor.
-const YamlNode* read_floor(const Reader& reader, const Fields& f, LockedTarget& target) {
+const YamlNode* read_floor(const LockfileReader& reader, const LockfileFields& f,
+                           LockedTarget& target) {
     const YamlNode* found = nullptr;
     for (const std::string_view key : {"glibc", "macos"}) {
         const YamlNode* node = f.optional(key);
         if (node == nullptr) continue;
         if (floor_key(target.os) != key) {
             reader.fail(*node,
-                        quoted(f.path(key)) + " belongs to " +
+                        util::backquoted(f.path(key)) + " belongs to " +
                             (key == "glibc" ? "Linux" : "macOS") + " targets, not to " +
-                            quoted(target.id),
+                            util::backquoted(target.id),
                         relock_hint);
         }
         found = node;
-        const Fields g(reader, *node, f.path(key));
+        const LockfileFields g(reader, *node, f.path(key));
         g.check({"cap", "floor", "set-by"});
         if (const YamlNode* cap = g.optional("cap"))
             target.os_cap = os_version(reader, *cap, g.path("cap"));
         const YamlNode* floor = g.optional("floor");
         const YamlNode* set_by = g.optional("set-by");
         if ((floor == nullptr) != (set_by == nullptr)) {
-            reader.fail(*node,
-                        quoted(f.path(key)) + " needs both `floor` and `set-by`, or neither");
+            reader.fail(*node, util::backquoted(f.path(key)) +
+                                   " needs both `floor` and `set-by`, or neither");
         }
         if (floor != nullptr) {
             target.os_floor = LockedFloor{os_version(reader, *floor, g.path("floor")),
@@ -422,15 +435,16 @@ std::string floor_text(const std::optional<LockedFloor>& floor) {
 
 // The floor as written must be the one the target's wheels set, and within the cap: a machine
 // is checked against the wheels, and a hand edit here would only mislead.
-void check_floor(const Reader& reader, const YamlNode* node, const std::string& path,
+void check_floor(const LockfileReader& reader, const YamlNode* node, const std::string& path,
                  const LockedTarget& target) {
     if (node == nullptr) return;
     const std::string key(floor_key(target.os));
     const auto computed = floor_of(target);
     if (computed != target.os_floor) {
         reader.fail(*node,
-                    quoted(child_path(path, key)) + " says " + floor_text(target.os_floor) +
-                        ", but the target's wheels need " + floor_text(computed),
+                    util::backquoted(child_path(path, key)) + " says " +
+                        floor_text(target.os_floor) + ", but the target's wheels need " +
+                        floor_text(computed),
                     relock_hint);
     }
     if (!target.os_cap.empty() && target.os_floor) {
@@ -438,16 +452,16 @@ void check_floor(const Reader& reader, const YamlNode* node, const std::string& 
         const auto floor = pep::parse_os_version(target.os_floor->version);
         if (cap && floor && *cap < *floor) {
             reader.fail(*node,
-                        quoted(child_path(path, key)) + ": floor " + target.os_floor->version +
-                            " is above the cap " + target.os_cap,
+                        util::backquoted(child_path(path, key)) + ": floor " +
+                            target.os_floor->version + " is above the cap " + target.os_cap,
                         relock_hint);
         }
     }
 }
 
-LockedTarget read_target(const Reader& reader, const YamlNode& node, const std::string& path,
-                         const std::set<std::string>& index_names) {
-    const Fields f(reader, node, path);
+LockedTarget read_target(const LockfileReader& reader, const YamlNode& node,
+                         const std::string& path, const std::set<std::string>& index_names) {
+    const LockfileFields f(reader, node, path);
     f.check({"id", "os", "arch", "backend", "python", "glibc", "macos", "marker-environment",
              "variables", "packages"});
     LockedTarget target;
@@ -476,17 +490,19 @@ LockedTarget read_target(const Reader& reader, const YamlNode& node, const std::
         const std::string package_path = item_path(packages_path, i);
         read.push_back(read_package(reader, list->items[i], package_path, index_names));
         if (!names.insert(read.back().package.name).second) {
-            reader.fail(list->items[i], "duplicate package " + quoted(read.back().package.name) +
-                                            " in target " + quoted(target.id));
+            reader.fail(list->items[i], "duplicate package " +
+                                            util::backquoted(read.back().package.name) +
+                                            " in target " + util::backquoted(target.id));
         }
     }
     for (std::size_t i = 0; i < read.size(); ++i) {
         for (const auto& dependency : read[i].package.dependencies) {
             if (names.count(dependency) == 0) {
-                reader.fail(*read[i].dependencies,
-                            quoted(child_path(item_path(packages_path, i), "dependencies")) +
-                                " names " + quoted(dependency) +
-                                ", which is not a package of target " + quoted(target.id));
+                reader.fail(
+                    *read[i].dependencies,
+                    util::backquoted(child_path(item_path(packages_path, i), "dependencies")) +
+                        " names " + util::backquoted(dependency) +
+                        ", which is not a package of target " + util::backquoted(target.id));
             }
         }
         target.packages.push_back(std::move(read[i].package));
@@ -497,8 +513,8 @@ LockedTarget read_target(const Reader& reader, const YamlNode& node, const std::
     return target;
 }
 
-void read_extension(const Reader& reader, const YamlNode& node, Lockfile& lock) {
-    const Fields ext(reader, node, std::string(extension_key));
+void read_extension(const LockfileReader& reader, const YamlNode& node, Lockfile& lock) {
+    const LockfileFields ext(reader, node, std::string(extension_key));
     // The format first: a newer file may hold keys this version has never heard of.
     lock.format = read_format(reader, ext);
     ext.check({"format", "generator", "input-hash", "python-requires", "default-target", "indexes",
@@ -519,14 +535,16 @@ void read_extension(const Reader& reader, const YamlNode& node, Lockfile& lock) 
     for (std::size_t i = 0; i < list.items.size(); ++i) {
         lock.targets.push_back(read_target(reader, list.items[i], item_path(path, i), index_names));
         if (!ids.insert(lock.targets.back().id).second) {
-            reader.fail(list.items[i], "duplicate target " + quoted(lock.targets.back().id));
+            reader.fail(list.items[i],
+                        "duplicate target " + util::backquoted(lock.targets.back().id));
         }
     }
     std::sort(lock.targets.begin(), lock.targets.end(),
               [](const auto& a, const auto& b) { return a.id < b.id; });
     if (lock.find_target(lock.default_target) == nullptr) {
-        reader.fail(ext.required("default-target"),
-                    "default target " + quoted(lock.default_target) + " is not among the targets");
+        reader.fail(ext.required("default-target"), "default target " +
+                                                        util::backquoted(lock.default_target) +
+                                                        " is not among the targets");
     }
 }
 
@@ -535,27 +553,29 @@ void read_extension(const Reader& reader, const YamlNode& node, Lockfile& lock) 
 // ---------------------------------------------------------------------------------------------
 
 // Compares `found` (list items with their nodes) with `expected`, naming the first difference.
-void compare_items(const Reader& reader, const YamlNode& list, std::string_view what,
+void compare_items(const LockfileReader& reader, const YamlNode& list, std::string_view what,
                    const std::vector<const YamlNode*>& found,
                    const std::vector<std::string>& expected) {
     const std::string prefix = std::string(what) + " does not match `x-aitk-env`: ";
     for (std::size_t i = 0; i < std::max(found.size(), expected.size()); ++i) {
         if (i >= found.size()) {
-            reader.fail(list, prefix + "missing " + quoted(expected[i]), relock_hint);
+            reader.fail(list, prefix + "missing " + util::backquoted(expected[i]), relock_hint);
         }
         if (i >= expected.size()) {
-            reader.fail(*found[i], prefix + "unexpected " + quoted(found[i]->text), relock_hint);
+            reader.fail(*found[i], prefix + "unexpected " + util::backquoted(found[i]->text),
+                        relock_hint);
         }
         if (found[i]->text != expected[i]) {
-            reader.fail(
-                *found[i],
-                prefix + "expected " + quoted(expected[i]) + ", found " + quoted(found[i]->text),
-                relock_hint);
+            reader.fail(*found[i],
+                        prefix + "expected " + util::backquoted(expected[i]) + ", found " +
+                            util::backquoted(found[i]->text),
+                        relock_hint);
         }
     }
 }
 
-void check_dependencies(const Reader& reader, const Fields& root, const Lockfile& lock) {
+void check_dependencies(const LockfileReader& reader, const LockfileFields& root,
+                        const Lockfile& lock) {
     const LockedTarget& target = *lock.find_target(lock.default_target);
     const YamlNode& list = reader.sequence(root.required("dependencies"), "dependencies");
     std::vector<const YamlNode*> conda;
@@ -567,7 +587,7 @@ void check_dependencies(const Reader& reader, const Fields& root, const Lockfile
             conda.push_back(&item);
             continue;
         }
-        const Fields f(reader, item, path);
+        const LockfileFields f(reader, item, path);
         f.check({"pip"});
         if (pip != nullptr) reader.fail(item, "a second `pip:` list in `dependencies`");
         pip = &reader.sequence(f.required("pip"), f.path("pip"));
@@ -591,7 +611,8 @@ void check_dependencies(const Reader& reader, const Fields& root, const Lockfile
     compare_items(reader, *pip, "the `pip:` list", lines, expected);
 }
 
-void check_variables(const Reader& reader, const Fields& root, const Lockfile& lock) {
+void check_variables(const LockfileReader& reader, const LockfileFields& root,
+                     const Lockfile& lock) {
     const LockedTarget& target = *lock.find_target(lock.default_target);
     const YamlNode* node = root.optional("variables");
     const auto found = node == nullptr ? std::map<std::string, std::string>{}
@@ -601,30 +622,34 @@ void check_variables(const Reader& reader, const Fields& root, const Lockfile& l
     for (const auto& [name, value] : target.variables) {
         const auto it = found.find(name);
         if (it == found.end()) {
-            reader.fail(at, "`variables` lacks " + quoted(name) + ", which the default target sets",
-                        relock_hint);
+            reader.fail(
+                at,
+                "`variables` lacks " + util::backquoted(name) + ", which the default target sets",
+                relock_hint);
         }
         if (it->second != value) {
             reader.fail(at,
-                        "`variables` sets " + quoted(name) + " to " + quoted(it->second) +
-                            ", the default target to " + quoted(value),
+                        "`variables` sets " + util::backquoted(name) + " to " +
+                            util::backquoted(it->second) + ", the default target to " +
+                            util::backquoted(value),
                         relock_hint);
         }
     }
     for (const auto& [name, value] : found) {
         if (target.variables.count(name) == 0) {
             reader.fail(at,
-                        "`variables` sets " + quoted(name) + ", which the default target does not",
+                        "`variables` sets " + util::backquoted(name) +
+                            ", which the default target does not",
                         relock_hint);
         }
     }
 }
 
-Lockfile read_lockfile(const Reader& reader, const YamlNode& root_node) {
-    const Fields root(reader, root_node, "");
+Lockfile read_lockfile(const LockfileReader& reader, const YamlNode& root_node) {
+    const LockfileFields root(reader, root_node, "");
     const YamlNode* ext = root.optional(extension_key);
     if (ext == nullptr) {
-        throw Failure{util::InputProblem{
+        throw LockfileFailure{util::InputProblem{
             util::SourceLocation{reader.file(), 0, 0},
             "no `" + std::string(extension_key) + "` key: not an aitk-env lockfile",
             "this is a plain environment.yml: use `aitk-env setup -f " + reader.file() + "`"}};
@@ -649,10 +674,10 @@ Lockfile read_lockfile(const Reader& reader, const YamlNode& root_node) {
 util::Loaded<Lockfile> parse_lockfile(std::string_view yaml, std::string_view file) {
     auto tree = detail::load_yaml_tree(yaml, file);
     if (!tree) return util::Unexpected(std::move(tree.error()));
-    const Reader reader(file);
+    const LockfileReader reader(file);
     try {
         return read_lockfile(reader, *tree);
-    } catch (Failure& failure) {
+    } catch (LockfileFailure& failure) {
         return util::Unexpected(std::move(failure.problem));
     }
 }

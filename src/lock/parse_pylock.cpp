@@ -17,22 +17,18 @@ namespace aitk::lock {
 namespace {
 
 // Thrown inside this file only, caught by parse_pylock: the reader stops at the first problem.
-struct Failure {
+struct PylockFailure {
     util::InputProblem problem;
 };
-
-std::string quoted(std::string_view text) {
-    return "`" + std::string(text) + "`";
-}
 
 const std::string spec_hint =
     "see the pylock.toml specification (https://packaging.python.org/en/latest/specifications/"
     "pylock-toml/)";
 
-class Reader {
+class PylockReader {
   public:
-    Reader(std::string_view file, bool unknown_keys_are_errors,
-           std::vector<util::InputProblem>& warnings)
+    PylockReader(std::string_view file, bool unknown_keys_are_errors,
+                 std::vector<util::InputProblem>& warnings)
         : file_(file), strict_(unknown_keys_are_errors), warnings_(warnings) {}
 
     util::SourceLocation where(const toml::node& node) const {
@@ -48,8 +44,8 @@ class Reader {
 
     [[noreturn]] void fail(util::SourceLocation at, std::string message,
                            std::string hint = {}) const {
-        throw Failure{util::InputProblem{std::move(at), std::move(message),
-                                         hint.empty() ? spec_hint : std::move(hint)}};
+        throw PylockFailure{util::InputProblem{std::move(at), std::move(message),
+                                               hint.empty() ? spec_hint : std::move(hint)}};
     }
     [[noreturn]] void fail(const toml::node& at, std::string message, std::string hint = {}) const {
         fail(where(at), std::move(message), std::move(hint));
@@ -62,7 +58,7 @@ class Reader {
             if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
             const std::string name =
                 path.empty() ? std::string(key.str()) : path + "." + std::string(key.str());
-            std::string message = "unknown key " + quoted(name);
+            std::string message = "unknown key " + util::backquoted(name);
             std::string hint = "the keys here are " + [&] {
                 std::string list;
                 for (std::string_view k : known)
@@ -83,28 +79,29 @@ class Reader {
 
     const toml::table& table(const toml::node& node, const std::string& path) const {
         if (const auto* t = node.as_table()) return *t;
-        fail(node, quoted(path) + " must be a table");
+        fail(node, util::backquoted(path) + " must be a table");
     }
     const toml::array& array(const toml::node& node, const std::string& path) const {
         if (const auto* a = node.as_array()) return *a;
-        fail(node, quoted(path) + " must be an array");
+        fail(node, util::backquoted(path) + " must be an array");
     }
     std::string string(const toml::node& node, const std::string& path) const {
         if (const auto* s = node.as_string()) return s->get();
-        fail(node, quoted(path) + " must be a string");
+        fail(node, util::backquoted(path) + " must be a string");
     }
     std::string non_empty(const toml::node& node, const std::string& path) const {
         std::string text = string(node, path);
-        if (text.empty()) fail(node, quoted(path) + " must not be empty");
+        if (text.empty()) fail(node, util::backquoted(path) + " must not be empty");
         return text;
     }
     bool boolean(const toml::node& node, const std::string& path) const {
         if (const auto* b = node.as_boolean()) return b->get();
-        fail(node, quoted(path) + " must be true or false");
+        fail(node, util::backquoted(path) + " must be true or false");
     }
     std::uint64_t size(const toml::node& node, const std::string& path) const {
         const auto* i = node.as_integer();
-        if (i == nullptr || i->get() < 0) fail(node, quoted(path) + " must be a whole number");
+        if (i == nullptr || i->get() < 0)
+            fail(node, util::backquoted(path) + " must be a whole number");
         return static_cast<std::uint64_t>(i->get());
     }
     std::vector<std::string> strings(const toml::node& node, const std::string& path) const {
@@ -123,7 +120,7 @@ class Reader {
             const std::string item = path + "[" + std::to_string(i) + "]";
             const std::string name = pep::canonicalize_name(non_empty(*list.get(i), item));
             if (std::find(out.begin(), out.end(), name) != out.end()) {
-                fail(*list.get(i), quoted(item) + " repeats " + quoted(name));
+                fail(*list.get(i), util::backquoted(item) + " repeats " + util::backquoted(name));
             }
             out.push_back(name);
         }
@@ -133,7 +130,8 @@ class Reader {
         const std::string text = non_empty(node, path);
         auto parsed = pep::Marker::parse(text);
         if (!parsed) {
-            fail(node, quoted(path) + " is not a valid marker: " + parsed.error().describe(),
+            fail(node,
+                 util::backquoted(path) + " is not a valid marker: " + parsed.error().describe(),
                  "write a PEP 508 marker; PEP 751 adds 'NAME' in extras and 'NAME' in "
                  "dependency_groups");
         }
@@ -143,8 +141,8 @@ class Reader {
         const std::string text = string(node, path);
         auto parsed = pep::SpecifierSet::parse(text);
         if (!parsed) {
-            fail(node,
-                 quoted(path) + " is not a valid version specifier: " + parsed.error().describe());
+            fail(node, util::backquoted(path) +
+                           " is not a valid version specifier: " + parsed.error().describe());
         }
         return std::move(*parsed);
     }
@@ -176,7 +174,7 @@ std::optional<std::pair<int, int>> parse_lock_version(std::string_view text) {
     return std::make_pair(*major, *minor);
 }
 
-std::string last_segment(std::string_view text) {
+std::string url_last_segment(std::string_view text) {
     text = text.substr(0, text.find_first_of("?#"));
     const auto slash = text.find_last_of("/\\");
     return std::string(slash == std::string_view::npos ? text : text.substr(slash + 1));
@@ -184,7 +182,7 @@ std::string last_segment(std::string_view text) {
 
 // A wheel, sdist or archive table: `url` and/or `path`, `size`, `upload-time`, `hashes` (with a
 // sha256), and `subdirectory` for an archive.
-PylockFile read_file(const Reader& reader, const toml::node& node, const std::string& path,
+PylockFile read_file(const PylockReader& reader, const toml::node& node, const std::string& path,
                      const std::string& package, bool archive) {
     const auto& t = reader.table(node, path);
     if (archive) {
@@ -198,31 +196,35 @@ PylockFile read_file(const Reader& reader, const toml::node& node, const std::st
     if (const auto* url = t.get("url")) file.url = reader.non_empty(*url, path + ".url");
     if (const auto* p = t.get("path")) file.path = reader.non_empty(*p, path + ".path");
     if (file.url.empty() && file.path.empty()) {
-        reader.fail(node, quoted(path) + " of " + package + " has neither `url` nor `path`",
+        reader.fail(node,
+                    util::backquoted(path) + " of " + package + " has neither `url` nor `path`",
                     "give the file's URL, or its path relative to the lock file");
     }
     if (const auto* name = t.get("name")) {
         file.name = reader.non_empty(*name, path + ".name");
     } else {
-        file.name = file.path.empty() ? util::percent_decode(last_segment(file.url))
-                                      : last_segment(file.path);
+        file.name = file.path.empty() ? util::percent_decode(url_last_segment(file.url))
+                                      : url_last_segment(file.path);
     }
     if (const auto* size = t.get("size")) file.size = reader.size(*size, path + ".size");
     if (const auto* time = t.get("upload-time"); time != nullptr && !time->is_date_time()) {
-        reader.fail(*time, quoted(path + ".upload-time") + " must be a TOML date-time (UTC)");
+        reader.fail(*time,
+                    util::backquoted(path + ".upload-time") + " must be a TOML date-time (UTC)");
     }
     if (const auto* sub = t.get("subdirectory")) {
         file.subdirectory = reader.non_empty(*sub, path + ".subdirectory");
     }
     const auto* hashes_node = t.get("hashes");
     if (hashes_node == nullptr) {
-        reader.fail(node, package + ": " + quoted(path) + " (" + file.name + ") has no `hashes`",
-                    "every file of a pylock.toml needs its hashes (the specification requires "
-                    "them); lock again with a tool that records them");
+        reader.fail(
+            node, package + ": " + util::backquoted(path) + " (" + file.name + ") has no `hashes`",
+            "every file of a pylock.toml needs its hashes (the specification requires "
+            "them); lock again with a tool that records them");
     }
     const auto& hashes = reader.table(*hashes_node, path + ".hashes");
     if (hashes.empty()) {
-        reader.fail(*hashes_node, package + ": " + quoted(path + ".hashes") + " (" + file.name +
+        reader.fail(*hashes_node, package + ": " + util::backquoted(path + ".hashes") + " (" +
+                                      file.name +
                                       ") is empty; the specification requires at least one hash");
     }
     for (const auto& [algorithm, value] : hashes) {
@@ -230,22 +232,23 @@ PylockFile read_file(const Reader& reader, const toml::node& node, const std::st
         const std::string digest = reader.non_empty(value, key);
         if (util::to_lower(algorithm.str()) == "sha256") {
             if (!util::is_sha256_hex(util::to_lower(digest))) {
-                reader.fail(value, quoted(key) + " must be 64 hex digits, got " + quoted(digest));
+                reader.fail(value, util::backquoted(key) + " must be 64 hex digits, got " +
+                                       util::backquoted(digest));
             }
             file.sha256 = util::to_lower(digest);
         }
     }
     if (file.sha256.empty()) {
-        reader.fail(
-            *hashes_node,
-            package + ": " + quoted(path + ".hashes") + " (" + file.name + ") has no sha256",
-            "aitk-env checks every file by its sha256: lock again with a tool that "
-            "records it (the specification recommends sha256)");
+        reader.fail(*hashes_node,
+                    package + ": " + util::backquoted(path + ".hashes") + " (" + file.name +
+                        ") has no sha256",
+                    "aitk-env checks every file by its sha256: lock again with a tool that "
+                    "records it (the specification recommends sha256)");
     }
     return file;
 }
 
-PylockVcs read_vcs(const Reader& reader, const toml::node& node, const std::string& package) {
+PylockVcs read_vcs(const PylockReader& reader, const toml::node& node, const std::string& package) {
     const auto& t = reader.table(node, "vcs");
     reader.check_keys(t, "packages.vcs",
                       {"type", "url", "path", "requested-revision", "commit-id", "subdirectory"});
@@ -257,7 +260,7 @@ PylockVcs read_vcs(const Reader& reader, const toml::node& node, const std::stri
     };
     vcs.type = reader.non_empty(required("type"), "vcs.type");
     if (vcs.type != "git" && vcs.type != "hg" && vcs.type != "svn" && vcs.type != "bzr") {
-        reader.fail(*t.get("type"), package + ": `vcs.type` " + quoted(vcs.type) +
+        reader.fail(*t.get("type"), package + ": `vcs.type` " + util::backquoted(vcs.type) +
                                         " is not a registered VCS (git, hg, svn, bzr)");
     }
     if (const auto* url = t.get("url")) vcs.url = reader.non_empty(*url, "vcs.url");
@@ -275,7 +278,7 @@ PylockVcs read_vcs(const Reader& reader, const toml::node& node, const std::stri
     return vcs;
 }
 
-PylockDirectory read_directory(const Reader& reader, const toml::node& node,
+PylockDirectory read_directory(const PylockReader& reader, const toml::node& node,
                                const std::string& package) {
     const auto& t = reader.table(node, "directory");
     reader.check_keys(t, "packages.directory", {"path", "editable", "subdirectory"});
@@ -292,7 +295,7 @@ PylockDirectory read_directory(const Reader& reader, const toml::node& node,
     return directory;
 }
 
-PylockPackage read_package(const Reader& reader, const toml::node& node, std::size_t index) {
+PylockPackage read_package(const PylockReader& reader, const toml::node& node, std::size_t index) {
     const std::string path = "packages[" + std::to_string(index) + "]";
     const auto& t = reader.table(node, path);
     reader.check_keys(
@@ -302,18 +305,18 @@ PylockPackage read_package(const Reader& reader, const toml::node& node, std::si
     PylockPackage package;
     package.where = reader.where(node);
     const auto* name = t.get("name");
-    if (name == nullptr) reader.fail(node, quoted(path) + " has no `name`");
+    if (name == nullptr) reader.fail(node, util::backquoted(path) + " has no `name`");
     const std::string written = reader.non_empty(*name, path + ".name");
     if (!pep::is_valid_name(written)) {
-        reader.fail(
-            *name, quoted(path + ".name") + " " + quoted(written) + " is not a valid project name");
+        reader.fail(*name, util::backquoted(path + ".name") + " " + util::backquoted(written) +
+                               " is not a valid project name");
     }
     package.name = pep::canonicalize_name(written);
     const std::string label = "package " + package.name;
     if (const auto* v = t.get("version")) {
         package.version = reader.non_empty(*v, path + ".version");
         if (!pep::Version::parse(package.version)) {
-            reader.fail(*v, label + ": `version` " + quoted(package.version) +
+            reader.fail(*v, label + ": `version` " + util::backquoted(package.version) +
                                 " is not a valid PEP 440 version");
         }
     }
@@ -333,7 +336,8 @@ PylockPackage read_package(const Reader& reader, const toml::node& node, std::si
             // Any keys that tell the entries apart may be here; only the name is used.
             const auto& entry = reader.table(*list.get(i), item);
             const auto* dep_name = entry.get("name");
-            if (dep_name == nullptr) reader.fail(*list.get(i), quoted(item) + " has no `name`");
+            if (dep_name == nullptr)
+                reader.fail(*list.get(i), util::backquoted(item) + " has no `name`");
             package.dependencies.push_back(
                 pep::canonicalize_name(reader.non_empty(*dep_name, item + ".name")));
         }
@@ -394,19 +398,19 @@ Pylock read_pylock(const toml::table& root, std::string_view file,
     // lock-version first: it decides how strictly the rest is read.
     const auto* version_node = root.get("lock-version");
     if (version_node == nullptr) {
-        throw Failure{util::InputProblem{util::SourceLocation{lock.file, 1, 1},
-                                         "no `lock-version`: not a pylock.toml", spec_hint}};
+        throw PylockFailure{util::InputProblem{util::SourceLocation{lock.file, 1, 1},
+                                               "no `lock-version`: not a pylock.toml", spec_hint}};
     }
-    const Reader loose(file, true, warnings);
+    const PylockReader loose(file, true, warnings);
     lock.lock_version = loose.non_empty(*version_node, "lock-version");
     const auto version = parse_lock_version(lock.lock_version);
     if (!version) {
-        loose.fail(*version_node, "`lock-version` " + quoted(lock.lock_version) +
+        loose.fail(*version_node, "`lock-version` " + util::backquoted(lock.lock_version) +
                                       " is not MAJOR.MINOR (this file format is \"1.0\")");
     }
     if (version->first != pylock_major_version) {
         loose.fail(*version_node,
-                   "`lock-version` " + quoted(lock.lock_version) +
+                   "`lock-version` " + util::backquoted(lock.lock_version) +
                        " is a format aitk-env does "
                        "not read (it reads lock-version " +
                        std::to_string(pylock_major_version) + ".x)",
@@ -414,7 +418,7 @@ Pylock read_pylock(const toml::table& root, std::string_view file,
                    "reads lock-version " +
                        std::to_string(version->first));
     }
-    const Reader reader(file, version->second == 0, warnings);
+    const PylockReader reader(file, version->second == 0, warnings);
     reader.check_keys(root, "",
                       {"lock-version", "environments", "requires-python", "extras",
                        "dependency-groups", "default-groups", "created-by", "packages", "tool"});
@@ -484,7 +488,7 @@ util::Loaded<Pylock> parse_pylock(std::string_view toml_text, std::string_view f
         Pylock lock = read_pylock(document, file, warnings);
         lock.warnings = std::move(warnings);
         return lock;
-    } catch (Failure& failure) {
+    } catch (PylockFailure& failure) {
         return util::Unexpected(std::move(failure.problem));
     }
 }

@@ -8,14 +8,6 @@
 namespace aitk::lock {
 namespace {
 
-const LockedIndex* find_index(const Lockfile& lock, std::string_view name) {
-    if (name.empty()) return nullptr;
-    for (const auto& index : lock.indexes) {
-        if (index.name == name) return &index;
-    }
-    return nullptr;
-}
-
 // Pip looks a name up on the indexes of the file, so a package pinned by version must come from
 // one of them; a find-links file or a direct reference is named by its URL instead.
 bool pinned_by_index(const LockedIndex* index, const std::string& version) {
@@ -65,7 +57,7 @@ PipSection pip_section(const Lockfile& lock, const LockedTarget& target) {
         if (std::find(used.begin(), used.end(), index) == used.end()) used.push_back(index);
     };
     for (const auto* package : packages) {
-        const LockedIndex* index = find_index(lock, package->index);
+        const LockedIndex* index = lock.find_index(package->index);
         if (package->wheel) {
             const LockedFile& wheel = *package->wheel;
             if (pinned_by_index(index, package->version)) {

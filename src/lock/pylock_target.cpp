@@ -47,15 +47,12 @@ std::string list_or_none(const std::vector<std::string>& names) {
     return names.empty() ? std::string("none") : util::join(names, ", ");
 }
 
-std::string quoted(std::string_view text) {
-    return "'" + std::string(text) + "'";
-}
-
 // "linux x86_64, Python 3.12.3": what the environment markers were evaluated for.
 std::string describe(const pep::MarkerEnvironment& env) {
     using V = pep::MarkerVariable;
-    return "sys_platform " + quoted(env.get(V::sys_platform)) + ", platform_machine " +
-           quoted(env.get(V::platform_machine)) + ", Python " + env.get(V::python_full_version);
+    return "sys_platform " + util::single_quoted(env.get(V::sys_platform)) + ", platform_machine " +
+           util::single_quoted(env.get(V::platform_machine)) + ", Python " +
+           env.get(V::python_full_version);
 }
 
 }  // namespace
@@ -68,7 +65,7 @@ PylockResult<std::vector<const PylockPackage*>> select_pylock_packages(
         const std::string name = pep::canonicalize_name(extra);
         if (std::find(pylock.extras.begin(), pylock.extras.end(), name) == pylock.extras.end()) {
             return problem(top,
-                           "the lock file has no extra " + quoted(name) +
+                           "the lock file has no extra " + util::single_quoted(name) +
                                " (its extras: " + list_or_none(pylock.extras) + ")",
                            "choose one of its extras");
         }
@@ -82,7 +79,7 @@ PylockResult<std::vector<const PylockPackage*>> select_pylock_packages(
         if (std::find(declared.begin(), declared.end(), name) == declared.end() &&
             std::find(defaults.begin(), defaults.end(), name) == defaults.end()) {
             return problem(top,
-                           "the lock file has no dependency group " + quoted(name) +
+                           "the lock file has no dependency group " + util::single_quoted(name) +
                                " (its groups: " + list_or_none(declared) + ")",
                            "choose one of its dependency groups");
         }
@@ -94,7 +91,8 @@ PylockResult<std::vector<const PylockPackage*>> select_pylock_packages(
     const auto version = pep::Version::parse(python);
     if (pylock.requires_python && version && !pylock.requires_python->contains(*version, true)) {
         return mismatch(top,
-                        "the lock file's requires-python " + quoted(pylock.requires_python_text) +
+                        "the lock file's requires-python " +
+                            util::single_quoted(pylock.requires_python_text) +
                             " does not allow Python " + python,
                         "install for a Python it allows (--python)");
     }
@@ -112,7 +110,7 @@ PylockResult<std::vector<const PylockPackage*>> select_pylock_packages(
         if (!any) {
             std::vector<std::string> listed;
             for (const auto& marker : pylock.environments)
-                listed.push_back(quoted(marker.to_string()));
+                listed.push_back(util::single_quoted(marker.to_string()));
             return mismatch(pylock.environments_where,
                             "none of the lock file's environments (" + util::join(listed, ", ") +
                                 ") holds for " + describe(env),
@@ -134,7 +132,7 @@ PylockResult<std::vector<const PylockPackage*>> select_pylock_packages(
             !package.requires_python->contains(*version, true)) {
             return mismatch(package.where,
                             "package " + package.name + " requires Python " +
-                                quoted(package.requires_python_text) +
+                                util::single_quoted(package.requires_python_text) +
                                 ", and this install is for " + python,
                             "install for a Python it allows (--python)");
         }
@@ -264,25 +262,26 @@ class TargetBuilder {
         auto parsed = pep::WheelFilename::parse(file.name);
         if (!parsed) {
             return problem(file.where,
-                           "package " + from.name + ": " + quoted(file.name) +
+                           "package " + from.name + ": " + util::single_quoted(file.name) +
                                " is not a wheel file name: " + parsed.error().describe());
         }
         // It names the file in the cache, a bundle and a mirror, as a lockfile's `filename`.
         if (auto unusable = util::path_name_problem(file.name)) {
             return problem(file.where,
-                           "package " + from.name + ": " + quoted(file.name) +
+                           "package " + from.name + ": " + util::single_quoted(file.name) +
                                " cannot name a file: " + *unusable,
                            std::string(util::path_name_rule));
         }
         if (parsed->name != from.name) {
-            return problem(file.where, "package " + from.name + " lists " + quoted(file.name) +
-                                           ", a wheel of " + parsed->name);
+            return problem(file.where, "package " + from.name + " lists " +
+                                           util::single_quoted(file.name) + ", a wheel of " +
+                                           parsed->name);
         }
         if (!from.version.empty()) {
             auto version = pep::Version::parse(from.version);
             if (version && !(*version == parsed->version)) {
                 return problem(file.where, "package " + from.name + " " + from.version + " lists " +
-                                               quoted(file.name) + ", a wheel of " +
+                                               util::single_quoted(file.name) + ", a wheel of " +
                                                parsed->version.to_string());
             }
         }
@@ -343,9 +342,9 @@ class TargetBuilder {
             if (!name) return std::move(name).error();
             if (!target_.tags.best_rank(name->tags)) {
                 return bad(file.where,
-                           "package " + from.name + ": the archive " + quoted(file.name) +
-                               " is a wheel " + target_.id + " (Python " + target_.python +
-                               ") cannot install",
+                           "package " + from.name + ": the archive " +
+                               util::single_quoted(file.name) + " is a wheel " + target_.id +
+                               " (Python " + target_.python + ") cannot install",
                            "install on a platform the wheel is for", true);
             }
             to.wheel = LockedFile{file.name, location(file), file.sha256, file.size};

@@ -9,17 +9,14 @@
 #include "aitk/pep/tag_fit.hpp"
 #include "aitk/pep/wheel_filename.hpp"
 #include "aitk/util/redact.hpp"
+#include "aitk/util/strings.hpp"
 
 namespace aitk::lock {
 namespace {
 
-struct Failure {
+struct UvConvertFailure {
     util::InputProblem problem;
 };
-
-std::string quoted(std::string_view text) {
-    return "`" + std::string(text) + "`";
-}
 
 class Converter {
   public:
@@ -84,7 +81,7 @@ class Converter {
   private:
     [[noreturn]] void fail(const util::SourceLocation& at, std::string message,
                            std::string hint = {}) const {
-        throw Failure{util::InputProblem{at, std::move(message), std::move(hint)}};
+        throw UvConvertFailure{util::InputProblem{at, std::move(message), std::move(hint)}};
     }
 
     std::string local(std::string_view relative) const {
@@ -99,7 +96,8 @@ class Converter {
     std::string sha256_of(const UvPackage& p, const UvFile& file, std::string_view what) const {
         if (file.hash.empty()) {
             fail(file.where,
-                 quoted(p.label()) + ": the " + std::string(what) + " " + quoted(file.filename) +
+                 util::backquoted(p.label()) + ": the " + std::string(what) + " " +
+                     util::backquoted(file.filename) +
                      " has no hash in the lock, and every file aitk-env installs is checked by its "
                      "sha256",
                  "regenerate the lock with `uv lock` from an index that gives hashes");
@@ -121,7 +119,8 @@ class Converter {
                 if (name[i] == '-') dashes.push_back(i);
             if (!name.ends_with(".whl") || (dashes.size() != 4 && dashes.size() != 5)) {
                 auto parsed = pep::WheelFilename::parse(wheel.filename);
-                fail(wheel.where, quoted(p.label()) + ": " + quoted(wheel.filename) +
+                fail(wheel.where, util::backquoted(p.label()) + ": " +
+                                      util::backquoted(wheel.filename) +
                                       " is not a wheel file name" +
                                       (parsed ? std::string() : ": " + parsed.error().message));
             }
@@ -135,7 +134,8 @@ class Converter {
             if (dashes.size() == 5) {
                 auto parsed = pep::WheelFilename::parse(wheel.filename);
                 if (!parsed) {
-                    fail(wheel.where, quoted(p.label()) + ": " + quoted(wheel.filename) +
+                    fail(wheel.where, util::backquoted(p.label()) + ": " +
+                                          util::backquoted(wheel.filename) +
                                           " is not a wheel file name: " + parsed.error().message);
                 }
                 build = parsed->build;
@@ -177,7 +177,7 @@ class Converter {
             return;
         }
         fail(p.where,
-             quoted(p.label()) + " has no wheel for " + options_.target_id +
+             util::backquoted(p.label()) + " has no wheel for " + options_.target_id +
                  " and the lock gives no sdist to build",
              "lock for a target its wheels support, or regenerate the lock with `uv lock`");
     }
@@ -186,14 +186,15 @@ class Converter {
         if (!p.wheels.empty()) {
             const auto* wheel = best_wheel(p);
             if (wheel == nullptr) {
-                fail(p.where, quoted(p.label()) + " is the wheel " +
-                                  quoted(util::redact_url(p.source.location)) +
+                fail(p.where, util::backquoted(p.label()) + " is the wheel " +
+                                  util::backquoted(util::redact_url(p.source.location)) +
                                   ", which does not fit " + options_.target_id);
             }
             out.wheel = wheel_file(p, *wheel);
             return;
         }
-        if (!p.sdist) fail(p.where, quoted(p.label()) + ": the URL source has no `sdist` entry");
+        if (!p.sdist)
+            fail(p.where, util::backquoted(p.label()) + ": the URL source has no `sdist` entry");
         UvFile archive = *p.sdist;
         if (archive.filename.empty()) archive.filename = p.source.location;
         out.source = LockedSource{
@@ -256,7 +257,7 @@ util::Loaded<std::vector<LockedPackage>> uv_locked_packages(const UvLock& lock,
                 package.dependencies.end());
             out.push_back(std::move(package));
         }
-    } catch (Failure& failure) {
+    } catch (UvConvertFailure& failure) {
         return util::Unexpected(std::move(failure.problem));
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });

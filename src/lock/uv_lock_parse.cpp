@@ -16,21 +16,17 @@
 namespace aitk::lock {
 namespace {
 
-struct Failure {
+struct UvLockFailure {
     util::InputProblem problem;
 };
-
-std::string quoted(std::string_view text) {
-    return "`" + std::string(text) + "`";
-}
 
 const std::string newer_uv_hint = "aitk-env reads uv.lock version 1 (revisions up to " +
                                   std::to_string(uv_lock_known_revision) +
                                   "); regenerate it with `uv lock`, or update aitk-env";
 
-class Reader {
+class UvLockReader {
   public:
-    explicit Reader(std::string_view file) : file_(file) {}
+    explicit UvLockReader(std::string_view file) : file_(file) {}
 
     util::SourceLocation where(const toml::node& node) const {
         const auto& begin = node.source().begin;
@@ -42,7 +38,7 @@ class Reader {
     }
     [[noreturn]] void fail(util::SourceLocation at, std::string message,
                            std::string hint = {}) const {
-        throw Failure{util::InputProblem{std::move(at), std::move(message), std::move(hint)}};
+        throw UvLockFailure{util::InputProblem{std::move(at), std::move(message), std::move(hint)}};
     }
     [[noreturn]] void fail(const toml::node& at, std::string message, std::string hint = {}) const {
         fail(where(at), std::move(message), std::move(hint));
@@ -50,27 +46,27 @@ class Reader {
 
     const toml::table& table(const toml::node& node, const std::string& path) const {
         const auto* t = node.as_table();
-        if (t == nullptr) fail(node, quoted(path) + " must be a table");
+        if (t == nullptr) fail(node, util::backquoted(path) + " must be a table");
         return *t;
     }
     const toml::array& array(const toml::node& node, const std::string& path) const {
         const auto* a = node.as_array();
-        if (a == nullptr) fail(node, quoted(path) + " must be an array");
+        if (a == nullptr) fail(node, util::backquoted(path) + " must be an array");
         return *a;
     }
     const std::string& string(const toml::node& node, const std::string& path) const {
         const auto* s = node.as_string();
-        if (s == nullptr) fail(node, quoted(path) + " must be a string");
+        if (s == nullptr) fail(node, util::backquoted(path) + " must be a string");
         return s->get();
     }
     std::int64_t integer(const toml::node& node, const std::string& path) const {
         const auto* i = node.as_integer();
-        if (i == nullptr) fail(node, quoted(path) + " must be an integer");
+        if (i == nullptr) fail(node, util::backquoted(path) + " must be an integer");
         return i->get();
     }
     bool boolean(const toml::node& node, const std::string& path) const {
         const auto* b = node.as_boolean();
-        if (b == nullptr) fail(node, quoted(path) + " must be true or false");
+        if (b == nullptr) fail(node, util::backquoted(path) + " must be true or false");
         return b->get();
     }
     std::vector<std::string> strings(const toml::node& node, const std::string& path) const {
@@ -87,10 +83,12 @@ class Reader {
         auto found = names_.find(text);
         if (found != names_.end()) return found->second;
         if (!pep::is_valid_name(text))
-            fail(node, quoted(path) + " " + quoted(text) + " is not a valid name");
+            fail(node,
+                 util::backquoted(path) + " " + util::backquoted(text) + " is not a valid name");
         std::string normalised = pep::canonicalize_name(text);
         if (auto problem = util::path_name_problem(normalised)) {
-            fail(node, quoted(path) + " " + quoted(text) + " cannot name a file: " + *problem);
+            fail(node, util::backquoted(path) + " " + util::backquoted(text) +
+                           " cannot name a file: " + *problem);
         }
         names_.emplace(text, normalised);
         return normalised;
@@ -110,8 +108,8 @@ class Reader {
         if (found != markers_.end()) return found->second;
         auto parsed = pep::Marker::parse(text);
         if (!parsed) {
-            fail(node,
-                 quoted(path) + ": invalid marker " + quoted(text) + ": " + parsed.error().message);
+            fail(node, util::backquoted(path) + ": invalid marker " + util::backquoted(text) +
+                           ": " + parsed.error().message);
         }
         auto shared = std::make_shared<const pep::Marker>(std::move(*parsed));
         markers_.emplace(text, shared);
@@ -127,9 +125,9 @@ class Reader {
 };
 
 // The keys of one table: only those listed are accepted.
-class Fields {
+class UvLockFields {
   public:
-    Fields(const Reader& reader, const toml::table& table, std::string path)
+    UvLockFields(const UvLockReader& reader, const toml::table& table, std::string path)
         : reader_(reader), table_(table), path_(std::move(path)) {}
 
     void check(std::initializer_list<std::string_view> allowed) const {
@@ -139,7 +137,8 @@ class Fields {
             for (auto k : allowed)
                 known += (known.empty() ? "" : ", ") + std::string(k);
             reader_.fail(reader_.where(key),
-                         "unknown key " + quoted(child(key.str())) + " (known here: " + known + ")",
+                         "unknown key " + util::backquoted(child(key.str())) +
+                             " (known here: " + known + ")",
                          newer_uv_hint);
         }
     }
@@ -148,7 +147,8 @@ class Fields {
         const toml::node* node = table_.get(key);
         if (node == nullptr) {
             reader_.fail(reader_.where(table_),
-                         quoted(path_.empty() ? "the file" : path_) + " lacks " + quoted(key));
+                         util::backquoted(path_.empty() ? "the file" : path_) + " lacks " +
+                             util::backquoted(key));
         }
         return *node;
     }
@@ -158,7 +158,7 @@ class Fields {
     const toml::table& table() const noexcept { return table_; }
 
   private:
-    const Reader& reader_;
+    const UvLockReader& reader_;
     const toml::table& table_;
     std::string path_;
 };
@@ -168,7 +168,7 @@ std::string item(const std::string& path, std::size_t i) {
 }
 
 // The last segment of a URL or path, without query and fragment, percent-decoded.
-std::string last_segment(std::string_view text) {
+std::string decoded_last_segment(std::string_view text) {
     text = text.substr(0, text.find_first_of("?#"));
     const auto slash = text.find_last_of("/\\");
     const std::string_view segment =
@@ -176,8 +176,8 @@ std::string last_segment(std::string_view text) {
     return util::percent_decode(segment);
 }
 
-UvSource read_source(Reader& reader, const toml::node& node, const std::string& path) {
-    const Fields f(reader, reader.table(node, path), path);
+UvSource read_source(UvLockReader& reader, const toml::node& node, const std::string& path) {
+    const UvLockFields f(reader, reader.table(node, path), path);
     f.check({"registry", "git", "url", "path", "directory", "editable", "virtual", "subdirectory"});
     static const std::pair<std::string_view, UvSource::Kind> kinds[] = {
         {"registry", UvSource::Kind::registry},
@@ -198,39 +198,42 @@ UvSource read_source(Reader& reader, const toml::node& node, const std::string& 
         }
     }
     if (found != 1) {
-        reader.fail(node, quoted(path) +
+        reader.fail(node, util::backquoted(path) +
                               " must name exactly one of registry, git, url, path, directory, "
                               "editable or virtual");
     }
-    if (source.location.empty()) reader.fail(node, quoted(path) + " names an empty location");
+    if (source.location.empty())
+        reader.fail(node, util::backquoted(path) + " names an empty location");
     if (const auto* sub = f.optional("subdirectory")) {
         if (source.kind != UvSource::Kind::url)
-            reader.fail(*sub, quoted(f.child("subdirectory")) + " belongs to `url` sources only");
+            reader.fail(
+                *sub, util::backquoted(f.child("subdirectory")) + " belongs to `url` sources only");
         source.subdirectory = reader.string(*sub, f.child("subdirectory"));
     }
     if (source.kind == UvSource::Kind::git) {
         auto git = parse_uv_git_url(source.location);
-        if (!git) reader.fail(node, quoted(path) + ": " + git.error());
+        if (!git) reader.fail(node, util::backquoted(path) + ": " + git.error());
     }
     return source;
 }
 
 // "sha256:<64 hex>" (uv writes sha256; other algorithms are refused: every file we install is
 // checked by its sha256).
-std::string read_hash(const Reader& reader, const toml::node& node, const std::string& path) {
+std::string read_hash(const UvLockReader& reader, const toml::node& node, const std::string& path) {
     std::string text = reader.string(node, path);
     const auto colon = text.find(':');
     if (colon == std::string::npos || text.substr(0, colon) != "sha256" ||
         !util::is_hex(std::string_view(text).substr(colon + 1)) || text.size() - colon - 1 != 64) {
-        reader.fail(node, quoted(path) + " " + quoted(text) + " is not a sha256 hash",
+        reader.fail(node,
+                    util::backquoted(path) + " " + util::backquoted(text) + " is not a sha256 hash",
                     "uv writes `sha256:<64 hex digits>`");
     }
     return "sha256:" + util::to_lower(std::string_view(text).substr(colon + 1));
 }
 
-UvFile read_file_entry(Reader& reader, const toml::node& node, const std::string& path,
+UvFile read_file_entry(UvLockReader& reader, const toml::node& node, const std::string& path,
                        bool wheel) {
-    const Fields f(reader, reader.table(node, path), path);
+    const UvLockFields f(reader, reader.table(node, path), path);
     if (wheel) {
         f.check({"url", "path", "filename", "hash", "size", "upload-time", "upload_time", "zstd"});
     } else {
@@ -241,48 +244,51 @@ UvFile read_file_entry(Reader& reader, const toml::node& node, const std::string
     if (const auto* url = f.optional("url")) file.url = reader.string(*url, f.child("url"));
     if (const auto* p = f.optional("path")) file.path = reader.string(*p, f.child("path"));
     if (!file.url.empty() && !file.path.empty())
-        reader.fail(node, quoted(path) + " gives both `url` and `path`");
+        reader.fail(node, util::backquoted(path) + " gives both `url` and `path`");
     if (const auto* name = f.optional("filename")) {
         file.filename = reader.string(*name, f.child("filename"));
     } else if (!file.url.empty() || !file.path.empty()) {
-        file.filename = last_segment(file.url.empty() ? file.path : file.url);
+        file.filename = decoded_last_segment(file.url.empty() ? file.path : file.url);
     }
     if (const auto* hash = f.optional("hash"))
         file.hash = read_hash(reader, *hash, f.child("hash"));
     if (const auto* size = f.optional("size")) {
         const auto bytes = reader.integer(*size, f.child("size"));
-        if (bytes < 0) reader.fail(*size, quoted(f.child("size")) + " must not be negative");
+        if (bytes < 0)
+            reader.fail(*size, util::backquoted(f.child("size")) + " must not be negative");
         file.size = static_cast<std::uint64_t>(bytes);
     }
     if (const auto* zstd = f.optional("zstd")) {  // compressed metadata: not used here
-        const Fields z(reader, reader.table(*zstd, f.child("zstd")), f.child("zstd"));
+        const UvLockFields z(reader, reader.table(*zstd, f.child("zstd")), f.child("zstd"));
         z.check({"hash", "size"});
     }
     if (!file.filename.empty()) {
         if (auto problem = util::path_name_problem(file.filename)) {
-            reader.fail(node, quoted(path) + " names the file " + quoted(file.filename) +
+            reader.fail(node, util::backquoted(path) + " names the file " +
+                                  util::backquoted(file.filename) +
                                   ", which cannot name a file: " + *problem);
         }
     }
     return file;
 }
 
-std::optional<UvConflictItem> read_conflict_item(Reader& reader, const toml::node& node,
+std::optional<UvConflictItem> read_conflict_item(UvLockReader& reader, const toml::node& node,
                                                  const std::string& path) {
-    const Fields f(reader, reader.table(node, path), path);
+    const UvLockFields f(reader, reader.table(node, path), path);
     f.check({"package", "extra", "group"});
     UvConflictItem out;
     if (const auto* p = f.optional("package")) out.package = reader.name(*p, f.child("package"));
     if (const auto* e = f.optional("extra")) out.extra = reader.name(*e, f.child("extra"));
     if (const auto* g = f.optional("group")) out.group = reader.name(*g, f.child("group"));
     if (!out.extra.empty() && !out.group.empty())
-        reader.fail(node, quoted(path) + " gives both an extra and a group");
-    if (out.package.empty()) reader.fail(node, quoted(path) + " lacks `package`");
+        reader.fail(node, util::backquoted(path) + " gives both an extra and a group");
+    if (out.package.empty()) reader.fail(node, util::backquoted(path) + " lacks `package`");
     return out;
 }
 
-UvRequirement read_requirement(Reader& reader, const toml::node& node, const std::string& path) {
-    const Fields f(reader, reader.table(node, path), path);
+UvRequirement read_requirement(UvLockReader& reader, const toml::node& node,
+                               const std::string& path) {
+    const UvLockFields f(reader, reader.table(node, path), path);
     f.check({"name", "extras", "groups", "marker", "specifier", "index", "conflict", "git", "url",
              "path", "directory", "editable", "virtual", "subdirectory"});
     UvRequirement r;
@@ -311,7 +317,7 @@ UvRequirement read_requirement(Reader& reader, const toml::node& node, const std
     return r;
 }
 
-std::vector<UvRequirement> read_requirements(Reader& reader, const toml::node& node,
+std::vector<UvRequirement> read_requirements(UvLockReader& reader, const toml::node& node,
                                              const std::string& path) {
     std::vector<UvRequirement> out;
     const auto& list = reader.array(node, path);
@@ -320,7 +326,7 @@ std::vector<UvRequirement> read_requirements(Reader& reader, const toml::node& n
     return out;
 }
 
-std::map<std::string, std::vector<UvRequirement>> read_requirement_groups(Reader& reader,
+std::map<std::string, std::vector<UvRequirement>> read_requirement_groups(UvLockReader& reader,
                                                                           const toml::node& node,
                                                                           const std::string& path) {
     std::map<std::string, std::vector<UvRequirement>> out;
@@ -329,15 +335,16 @@ std::map<std::string, std::vector<UvRequirement>> read_requirement_groups(Reader
         if (!out.emplace(group,
                          read_requirements(reader, value, path + "." + std::string(key.str())))
                  .second) {
-            reader.fail(reader.where(key),
-                        "group " + quoted(key.str()) + " appears twice in " + quoted(path));
+            reader.fail(reader.where(key), "group " + util::backquoted(key.str()) +
+                                               " appears twice in " + util::backquoted(path));
         }
     }
     return out;
 }
 
-UvDependency read_dependency(Reader& reader, const toml::node& node, const std::string& path) {
-    const Fields f(reader, reader.table(node, path), path);
+UvDependency read_dependency(UvLockReader& reader, const toml::node& node,
+                             const std::string& path) {
+    const UvLockFields f(reader, reader.table(node, path), path);
     f.check({"name", "version", "source", "extra", "marker"});
     UvDependency d;
     d.where = reader.where(node);
@@ -352,7 +359,7 @@ UvDependency read_dependency(Reader& reader, const toml::node& node, const std::
     return d;
 }
 
-std::vector<UvDependency> read_dependencies(Reader& reader, const toml::node& node,
+std::vector<UvDependency> read_dependencies(UvLockReader& reader, const toml::node& node,
                                             const std::string& path) {
     std::vector<UvDependency> out;
     const auto& list = reader.array(node, path);
@@ -362,7 +369,7 @@ std::vector<UvDependency> read_dependencies(Reader& reader, const toml::node& no
     return out;
 }
 
-std::map<std::string, std::vector<UvDependency>> read_dependency_map(Reader& reader,
+std::map<std::string, std::vector<UvDependency>> read_dependency_map(UvLockReader& reader,
                                                                      const toml::node& node,
                                                                      const std::string& path) {
     std::map<std::string, std::vector<UvDependency>> out;
@@ -371,14 +378,16 @@ std::map<std::string, std::vector<UvDependency>> read_dependency_map(Reader& rea
         if (!out.emplace(name,
                          read_dependencies(reader, value, path + "." + std::string(key.str())))
                  .second) {
-            reader.fail(reader.where(key), quoted(key.str()) + " appears twice in " + quoted(path));
+            reader.fail(reader.where(key), util::backquoted(key.str()) + " appears twice in " +
+                                               util::backquoted(path));
         }
     }
     return out;
 }
 
-UvPackageMetadata read_metadata(Reader& reader, const toml::node& node, const std::string& path) {
-    const Fields f(reader, reader.table(node, path), path);
+UvPackageMetadata read_metadata(UvLockReader& reader, const toml::node& node,
+                                const std::string& path) {
+    const UvLockFields f(reader, reader.table(node, path), path);
     f.check({"requires-dist", "requires-dev", "dependency-groups", "provides-extras"});
     UvPackageMetadata m;
     m.present = true;
@@ -395,8 +404,8 @@ UvPackageMetadata read_metadata(Reader& reader, const toml::node& node, const st
     return m;
 }
 
-UvPackage read_package(Reader& reader, const toml::node& node, const std::string& path) {
-    const Fields f(reader, reader.table(node, path), path);
+UvPackage read_package(UvLockReader& reader, const toml::node& node, const std::string& path) {
+    const UvLockFields f(reader, reader.table(node, path), path);
     f.check({"name", "version", "source", "resolution-markers", "sdist", "wheels", "dependencies",
              "optional-dependencies", "dev-dependencies", "dependency-groups", "metadata"});
     UvPackage p;
@@ -404,12 +413,13 @@ UvPackage read_package(Reader& reader, const toml::node& node, const std::string
     p.name = reader.name(f.required("name"), f.child("name"));
     if (const auto* v = f.optional("version")) {
         p.version = reader.string(*v, f.child("version"));
-        if (p.version.empty()) reader.fail(*v, quoted(f.child("version")) + " is empty");
+        if (p.version.empty()) reader.fail(*v, util::backquoted(f.child("version")) + " is empty");
     }
     p.source = read_source(reader, f.required("source"), f.child("source"));
     if (p.version.empty() && !p.source.local() && p.source.kind != UvSource::Kind::git &&
         p.source.kind != UvSource::Kind::url) {
-        reader.fail(node, "package " + quoted(p.name) + " from a registry has no `version`");
+        reader.fail(node,
+                    "package " + util::backquoted(p.name) + " from a registry has no `version`");
     }
     if (const auto* m = f.optional("resolution-markers")) {
         p.resolution_markers = reader.strings(*m, f.child("resolution-markers"));
@@ -439,8 +449,8 @@ UvPackage read_package(Reader& reader, const toml::node& node, const std::string
     return p;
 }
 
-void read_manifest(Reader& reader, const toml::node& node, UvManifest& manifest) {
-    const Fields f(reader, reader.table(node, "manifest"), "manifest");
+void read_manifest(UvLockReader& reader, const toml::node& node, UvManifest& manifest) {
+    const UvLockFields f(reader, reader.table(node, "manifest"), "manifest");
     f.check({"members", "requirements", "dependency-groups", "constraints", "overrides",
              "build-constraints", "excludes", "dependency-metadata"});
     if (const auto* m = f.optional("members"))
@@ -462,7 +472,7 @@ void read_manifest(Reader& reader, const toml::node& node, UvManifest& manifest)
         const auto& list = reader.array(*d, "manifest.dependency-metadata");
         for (std::size_t i = 0; i < list.size(); ++i) {
             const std::string path = item("manifest.dependency-metadata", i);
-            const Fields m(reader, reader.table(*list.get(i), path), path);
+            const UvLockFields m(reader, reader.table(*list.get(i), path), path);
             m.check({"name", "version", "requires-dist", "requires-python", "provides-extras"});
             UvDependencyMetadata entry;
             entry.name = reader.name(m.required("name"), m.child("name"));
@@ -479,8 +489,8 @@ void read_manifest(Reader& reader, const toml::node& node, UvManifest& manifest)
     }
 }
 
-void read_options(Reader& reader, const toml::node& node) {
-    const Fields f(reader, reader.table(node, "options"), "options");
+void read_options(UvLockReader& reader, const toml::node& node) {
+    const UvLockFields f(reader, reader.table(node, "options"), "options");
     // How uv resolved: it decides nothing about what a frozen install takes.
     f.check({"resolution-mode", "prerelease-mode", "prerelease-package", "fork-strategy",
              "exclude-newer", "exclude-newer-span", "exclude-newer-package"});
@@ -501,7 +511,7 @@ bool same_source(const UvSource& a, const UvSource& b) {
 
 // Every edge gets the package it means: the only one of its name, else the one of its version
 // and source (uv writes them where the name alone is ambiguous).
-void link_dependencies(const Reader& reader, UvLock& lock) {
+void link_dependencies(const UvLockReader& reader, UvLock& lock) {
     std::unordered_map<std::string, std::vector<std::size_t>> by_name;
     for (std::size_t i = 0; i < lock.packages.size(); ++i)
         by_name[lock.packages[i].name].push_back(i);
@@ -509,8 +519,8 @@ void link_dependencies(const Reader& reader, UvLock& lock) {
         auto found = by_name.find(d.name);
         if (found == by_name.end()) {
             reader.fail(d.where,
-                        "package " + quoted(from.label()) + " depends on " + quoted(d.name) +
-                            ", which is not a package of the lock",
+                        "package " + util::backquoted(from.label()) + " depends on " +
+                            util::backquoted(d.name) + ", which is not a package of the lock",
                         "regenerate the lock with `uv lock`");
         }
         std::vector<std::size_t> matches;
@@ -524,8 +534,8 @@ void link_dependencies(const Reader& reader, UvLock& lock) {
             std::string what = d.name + (d.version.empty() ? "" : " " + d.version) +
                                (d.source ? " from " + util::redact_url(d.source->location) : "");
             reader.fail(d.where,
-                        "package " + quoted(from.label()) + " depends on " + quoted(what) +
-                            ", which names " +
+                        "package " + util::backquoted(from.label()) + " depends on " +
+                            util::backquoted(what) + ", which names " +
                             (matches.empty() ? "no package" : "several packages") + " of the lock",
                         "regenerate the lock with `uv lock`");
         }
@@ -543,10 +553,10 @@ void link_dependencies(const Reader& reader, UvLock& lock) {
     }
 }
 
-UvLock read_lock(Reader& reader, const toml::table& root) {
+UvLock read_lock(UvLockReader& reader, const toml::table& root) {
     UvLock lock;
     lock.file = reader.file();
-    const Fields top(reader, root, "");
+    const UvLockFields top(reader, root, "");
     // The version first: a newer format may hold keys this reader has never heard of.
     const auto& version_node = top.required("version");
     lock.version = reader.integer(version_node, "version");
@@ -608,7 +618,7 @@ UvLock read_lock(Reader& reader, const toml::table& root) {
                          p.source.location)
                  .second) {
             reader.fail(p.where,
-                        "package " + quoted(p.label()) + " from " +
+                        "package " + util::backquoted(p.label()) + " from " +
                             util::redact_url(p.source.location) + " appears twice",
                         "regenerate the lock with `uv lock`");
         }
@@ -643,14 +653,15 @@ util::Expected<UvGitUrl, std::string> parse_uv_git_url(std::string_view text) {
     UvGitUrl out;
     const auto hash = text.find('#');
     if (hash == std::string_view::npos) {
-        return util::Unexpected<std::string>("git source " + quoted(util::redact_url(text)) +
+        return util::Unexpected<std::string>("git source " +
+                                             util::backquoted(util::redact_url(text)) +
                                              " names no commit (uv writes `#<commit>`)");
     }
     out.commit = util::to_lower(text.substr(hash + 1));
     if (!util::is_hex(out.commit) || (out.commit.size() != 40 && out.commit.size() != 64)) {
-        return util::Unexpected<std::string>("git source " + quoted(util::redact_url(text)) +
-                                             " ends in " + quoted(out.commit) +
-                                             ", which is not a full commit");
+        return util::Unexpected<std::string>(
+            "git source " + util::backquoted(util::redact_url(text)) + " ends in " +
+            util::backquoted(out.commit) + ", which is not a full commit");
     }
     std::string_view url = text.substr(0, hash);
     const auto question = url.find('?');
@@ -666,15 +677,15 @@ util::Expected<UvGitUrl, std::string> parse_uv_git_url(std::string_view text) {
             } else if (key == "subdirectory") {
                 out.subdirectory = value;
             } else if (key != "lfs") {
-                return util::Unexpected<std::string>("git source " +
-                                                     quoted(util::redact_url(text)) +
-                                                     " has the unknown query key " + quoted(key));
+                return util::Unexpected<std::string>(
+                    "git source " + util::backquoted(util::redact_url(text)) +
+                    " has the unknown query key " + util::backquoted(key));
             }
         }
     }
     if (out.repository.empty())
-        return util::Unexpected<std::string>("git source " + quoted(util::redact_url(text)) +
-                                             " names no repository");
+        return util::Unexpected<std::string>(
+            "git source " + util::backquoted(util::redact_url(text)) + " names no repository");
     return out;
 }
 
@@ -716,7 +727,7 @@ std::vector<std::size_t> UvLock::roots() const {
 }
 
 util::Loaded<UvLock> parse_uv_lock(std::string_view text, std::string_view file) {
-    Reader reader(file);
+    UvLockReader reader(file);
     toml::table document;
     try {
         document = toml::parse(text, file);
@@ -728,7 +739,7 @@ util::Loaded<UvLock> parse_uv_lock(std::string_view text, std::string_view file)
     }
     try {
         return read_lock(reader, document);
-    } catch (Failure& failure) {
+    } catch (UvLockFailure& failure) {
         return util::Unexpected(std::move(failure.problem));
     }
 }

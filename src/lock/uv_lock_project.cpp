@@ -14,16 +14,16 @@
 namespace aitk::lock {
 namespace {
 
-struct Failure {
+struct UvProjectFailure {
     util::InputProblem problem;
 };
 
-class Reader {
+class UvProjectReader {
   public:
-    explicit Reader(std::string_view file) : file_(file) {}
+    explicit UvProjectReader(std::string_view file) : file_(file) {}
     [[noreturn]] void fail(const toml::node& at, std::string message) const {
         const auto& begin = at.source().begin;
-        throw Failure{
+        throw UvProjectFailure{
             util::InputProblem{{file_, begin.line, begin.column}, std::move(message), {}}};
     }
     const std::string& string(const toml::node& node, std::string_view path) const {
@@ -51,7 +51,7 @@ class Reader {
 };
 
 // PEP 735 groups with `{include-group = "…"}` expanded (a cycle is refused).
-std::vector<std::string> expand_group(const Reader& reader, const toml::table& groups,
+std::vector<std::string> expand_group(const UvProjectReader& reader, const toml::table& groups,
                                       const std::string& name, std::vector<std::string>& stack) {
     std::vector<std::string> out;
     const toml::node* node = nullptr;
@@ -83,7 +83,7 @@ std::vector<std::string> expand_group(const Reader& reader, const toml::table& g
     return out;
 }
 
-UvProject read_project(const Reader& reader, const toml::table& root) {
+UvProject read_project(const UvProjectReader& reader, const toml::table& root) {
     UvProject out;
     if (const auto* project = reader.table(root.get("project"), "project")) {
         if (const auto* n = project->get("name"))
@@ -401,8 +401,8 @@ util::Loaded<UvProject> parse_uv_project(std::string_view text, std::string_view
                                    "fix the syntax of pyproject.toml (https://toml.io)");
     }
     try {
-        return read_project(Reader(file), document);
-    } catch (Failure& failure) {
+        return read_project(UvProjectReader(file), document);
+    } catch (UvProjectFailure& failure) {
         return util::Unexpected(std::move(failure.problem));
     }
 }

@@ -7,6 +7,7 @@
 #include "aitk/pep/marker.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/version.hpp"
+#include "aitk/util/strings.hpp"
 #include "marker_scanner.hpp"
 
 namespace aitk::pep {
@@ -23,10 +24,6 @@ bool is_negative_op(MarkerOp op) noexcept {
 
 util::Unexpected<ParseError> evaluation_error(const MarkerComparison& c, std::string message) {
     return util::Unexpected(ParseError{std::move(message), c.to_string(), ParseError::no_position});
-}
-
-std::string quoted(std::string_view value) {
-    return "'" + std::string(value) + "'";
 }
 
 // packaging's _eval_op: a PEP 440 comparison when `op` + rhs is a valid specifier (the left side
@@ -49,10 +46,10 @@ MarkerResult compare(const MarkerComparison& c, std::string_view lhs, std::strin
             auto version = Version::parse(lhs);
             if (!version) {
                 return evaluation_error(
-                    c, quoted(lhs) +
+                    c, util::single_quoted(lhs) +
                            " is not a valid PEP 440 version, so it cannot be compared "
                            "with " +
-                           std::string(marker_op_string(c.op)) + " " + quoted(rhs));
+                           std::string(marker_op_string(c.op)) + " " + util::single_quoted(rhs));
             }
             return specifier->contains(*version, true);
         }
@@ -79,8 +76,8 @@ MarkerResult compare(const MarkerComparison& c, std::string_view lhs, std::strin
             break;
     }
     return evaluation_error(c, std::string(marker_op_string(c.op)) +
-                                   " needs PEP 440 versions on both sides, got " + quoted(lhs) +
-                                   " and " + quoted(rhs));
+                                   " needs PEP 440 versions on both sides, got " +
+                                   util::single_quoted(lhs) + " and " + util::single_quoted(rhs));
 }
 
 // An environment value as packaging sees it: a python_full_version ending in "+" (a build from

@@ -1,14 +1,11 @@
 #include "aitk/pep/name.hpp"
 
 #include "aitk/util/strings.hpp"
+#include "separators.hpp"
 
 namespace aitk::pep {
 
 namespace {
-
-constexpr bool is_separator(char c) noexcept {
-    return c == '-' || c == '_' || c == '.';
-}
 
 constexpr bool is_lower_alnum(char c) noexcept {
     return (c >= 'a' && c <= 'z') || util::is_ascii_digit(c);
@@ -27,8 +24,8 @@ std::string canonicalize_name(std::string_view name) {
     char* end = out.data();
     for (std::size_t i = 0; i < name.size(); ++i) {
         char c = name[i];
-        if (is_separator(c)) {
-            if (i == 0 || !is_separator(name[i - 1])) *end++ = '-';
+        if (detail::is_separator(c)) {
+            if (i == 0 || !detail::is_separator(name[i - 1])) *end++ = '-';
             continue;
         }
         *end++ = util::to_ascii_lower(c);
@@ -47,7 +44,7 @@ bool is_valid_name(std::string_view name) noexcept {
     if (name.empty()) return false;
     if (!util::is_ascii_alnum(name.front()) || !util::is_ascii_alnum(name.back())) return false;
     for (char c : name) {
-        if (!util::is_ascii_alnum(c) && !is_separator(c)) return false;
+        if (!util::is_ascii_alnum(c) && !detail::is_separator(c)) return false;
     }
     return true;
 }

@@ -51,15 +51,6 @@ const OperatorSpelling* match_operator(std::string_view text) noexcept {
     return nullptr;
 }
 
-std::string quoted(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
-    out += '\'';
-    out += s;
-    out += '\'';
-    return out;
-}
-
 // Bytes that are certainly not whitespace: printable ASCII. Everything else is left to
 // util's Python-compatible whitespace tests (which also know the Unicode spaces).
 constexpr bool is_plain(char c) noexcept {
@@ -350,9 +341,9 @@ Parsed<Specifier> Specifier::parse(std::string_view text, std::optional<bool> pr
     const OperatorSpelling* spelling = match_operator(body);
     if (spelling == nullptr) {
         auto typo = [&](std::string_view wrong, std::string_view right) {
-            return parse_error(
-                quoted(wrong) + " is not an operator; did you mean " + quoted(right) + "?", text,
-                begin);
+            return parse_error(util::single_quoted(wrong) + " is not an operator; did you mean " +
+                                   util::single_quoted(right) + "?",
+                               text, begin);
         };
         if (body.starts_with("=>")) return typo("=>", ">=");
         if (body.starts_with("=<")) return typo("=<", "<=");
@@ -395,11 +386,11 @@ Parsed<Specifier> Specifier::parse(std::string_view text, std::optional<bool> pr
     }
 
     if (version.empty()) {
-        return parse_error("missing version after " + quoted(op_text), text, vbegin);
+        return parse_error("missing version after " + util::single_quoted(op_text), text, vbegin);
     }
     if (is_operator_char(version[0])) {
-        std::string message = "expected a version after " + quoted(op_text) + " but found " +
-                              quoted(version.substr(0, 1));
+        std::string message = "expected a version after " + util::single_quoted(op_text) +
+                              " but found " + util::single_quoted(version.substr(0, 1));
         if (version.data() != after_op.data()) {
             message += "; an operator is written without spaces inside it";
         }
@@ -437,9 +428,9 @@ Parsed<Specifier> Specifier::parse(std::string_view text, std::optional<bool> pr
                                vbegin + star + 2);
         }
         if (!accepts_local_and_wildcard(op)) {
-            return parse_error(
-                "'.*' prefix matching is only allowed with '==' and '!=', not " + quoted(op_text),
-                text, vbegin + star);
+            return parse_error("'.*' prefix matching is only allowed with '==' and '!=', not " +
+                                   util::single_quoted(op_text),
+                               text, vbegin + star);
         }
         const std::string_view release = version.substr(0, star);
         std::size_t stop = 0;
@@ -469,12 +460,13 @@ Parsed<Specifier> Specifier::parse(std::string_view text, std::optional<bool> pr
         std::string_view detail = inner.message;
         constexpr std::string_view kPrefix = "invalid version: ";
         if (detail.starts_with(kPrefix)) detail.remove_prefix(kPrefix.size());
-        return parse_error("invalid version after " + quoted(op_text) + ": " + std::string(detail),
-                           text, at);
+        return parse_error(
+            "invalid version after " + util::single_quoted(op_text) + ": " + std::string(detail),
+            text, at);
     }
     if (parsed->has_local() && !accepts_local_and_wildcard(op)) {
         std::size_t plus = version.find('+');
-        return parse_error(quoted(op_text) +
+        return parse_error(util::single_quoted(op_text) +
                                " does not accept a local version label ('+...'); only '==' "
                                "and '!=' do",
                            text, plus == std::string_view::npos ? vbegin : vbegin + plus);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "aitk/util/strings.hpp"
+#include "separators.hpp"
 
 namespace aitk::pep {
 namespace {
@@ -14,14 +15,10 @@ using util::is_ascii_alnum;
 using util::is_ascii_digit;
 using util::to_ascii_lower;
 
-bool is_separator(char c) noexcept {
-    return c == '-' || c == '_' || c == '.';
-}
-
 // A cursor over the version text. Matching is case-insensitive, as packaging's regex is.
-class Scanner {
+class VersionScanner {
   public:
-    explicit Scanner(std::string_view text) : text_(text) {}
+    explicit VersionScanner(std::string_view text) : text_(text) {}
 
     bool at_end() const noexcept { return pos_ >= text_.size(); }
     std::size_t pos() const noexcept { return pos_; }
@@ -82,9 +79,9 @@ constexpr std::array<std::string_view, 3> kPostKeywords{"post", "rev", "r"};
 // Reads "[sep]?[digits]" after a keyword. packaging's pattern lets the separator stand without
 // digits ("1.0a." is 1.0a0); every later part starts with an optional separator of its own, so
 // taking it here never starves one. Missing digits mean 0.
-bool take_optional_number(Scanner& s, std::uint64_t& out, bool& overflow) {
+bool take_optional_number(VersionScanner& s, std::uint64_t& out, bool& overflow) {
     out = 0;
-    if (is_separator(s.peek())) s.advance();
+    if (detail::is_separator(s.peek())) s.advance();
     if (!s.digit_at(0)) return true;
     if (!s.take_number(out)) {
         overflow = true;
@@ -110,7 +107,7 @@ std::string_view pre_kind_string(PreKind kind) noexcept {
 Parsed<Version> Version::parse(std::string_view text) {
     std::string_view body = util::trim(text);
     const std::size_t offset = static_cast<std::size_t>(body.data() - text.data());
-    Scanner s(body);
+    VersionScanner s(body);
     auto fail = [&](std::string message, std::size_t at) {
         return parse_error("invalid version: " + message, text, offset + at);
     };
@@ -151,7 +148,7 @@ Parsed<Version> Version::parse(std::string_view text) {
     // Pre-release: [sep]? (a|b|rc|alpha|beta|c|pre|preview) [sep]? [N]
     {
         std::size_t before = s.pos();
-        if (is_separator(s.peek())) s.advance();
+        if (detail::is_separator(s.peek())) s.advance();
         bool found = false;
         for (const Keyword& k : kPreKeywords) {
             if (s.take_word(k.word)) {
@@ -175,7 +172,7 @@ Parsed<Version> Version::parse(std::string_view text) {
             v.post_ = num;
             v.has_post_ = true;
         } else {
-            if (is_separator(s.peek())) s.advance();
+            if (detail::is_separator(s.peek())) s.advance();
             bool found = false;
             for (std::string_view word : kPostKeywords) {
                 if (s.take_word(word)) {
@@ -194,7 +191,7 @@ Parsed<Version> Version::parse(std::string_view text) {
     // Development release: [sep]? dev [sep]? [N]
     {
         std::size_t before = s.pos();
-        if (is_separator(s.peek())) s.advance();
+        if (detail::is_separator(s.peek())) s.advance();
         if (s.take_word("dev")) {
             std::uint64_t num = 0;
             if (!take_optional_number(s, num, too_large)) return overflow(before);
@@ -233,7 +230,7 @@ Parsed<Version> Version::parse(std::string_view text) {
                 for (char c : seg)
                     local += to_ascii_lower(c);
             }
-            if (is_separator(s.peek()) && is_ascii_alnum(s.peek(1))) {
+            if (detail::is_separator(s.peek()) && is_ascii_alnum(s.peek(1))) {
                 s.advance();
                 continue;
             }

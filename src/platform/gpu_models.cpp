@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "aitk/util/strings.hpp"
+#include "table_error.hpp"
 
 namespace aitk::embedded {
 std::string_view gpu_models_yaml();
@@ -57,9 +58,7 @@ std::size_t regex_match_length(const std::string& name, const std::regex& re) {
 }
 
 // Thrown only inside this file and caught by parse_gpu_models; carries the finished message.
-struct TableError {
-    std::string message;
-};
+using detail::TableError;
 
 class Reader {
   public:

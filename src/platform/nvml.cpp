@@ -32,7 +32,7 @@ using ErrorStringFn = const char* (*)(int);
 constexpr int kSuccess = 0;
 constexpr unsigned kSystemDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 constexpr unsigned kDeviceNameBufferSize = 96;           // NVML_DEVICE_NAME_V2_BUFFER_SIZE
-constexpr unsigned kMaxDevices = 64;
+constexpr unsigned kNvmlMaxDevices = 64;
 
 struct Api {
     InitFn init = nullptr;
@@ -121,7 +121,7 @@ SourceResult<NvmlReport> query(const detail::DynamicLibrary& lib, const std::str
         return R::none(AttemptOutcome::failed,
                        name + ": nvmlDeviceGetCount_v2 returned " + describe(api, rc));
     }
-    if (count > kMaxDevices) count = kMaxDevices;
+    if (count > kNvmlMaxDevices) count = kNvmlMaxDevices;
     for (unsigned i = 0; i < count; ++i) {
         GpuDevice gpu;
         gpu.vendor = GpuVendor::nvidia;

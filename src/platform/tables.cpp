@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "aitk/util/strings.hpp"
+#include "table_error.hpp"
 
 namespace aitk::embedded {
 std::string_view cuda_drivers_yaml();
@@ -133,13 +134,11 @@ const TorchRelease* Tables::release(const ReleaseKey& key) const {
 namespace {
 
 // Thrown only inside this file and always caught by load(); carries the finished message.
-struct TableError {
-    std::string message;
-};
+using detail::TableError;
 
-class Reader {
+class TablesReader {
   public:
-    explicit Reader(std::string_view name) : name_(name) {}
+    explicit TablesReader(std::string_view name) : name_(name) {}
 
     [[noreturn]] void fail(const YAML::Node& node, const std::string& path,
                            const std::string& what) const {
@@ -244,7 +243,7 @@ template <class T, class Fn>
 Parsed<T> load(std::string_view yaml, std::string_view name, Fn&& body) {
     try {
         YAML::Node root = YAML::Load(std::string(yaml));
-        Reader reader(name);
+        TablesReader reader(name);
         return body(reader, root);
     } catch (const TableError& e) {
         return util::Unexpected(ParseError{e.message, {}, ParseError::no_position});
@@ -266,7 +265,7 @@ bool valid_cuda_variant(std::string_view v) {
     return std::all_of(v.begin() + 2, v.end(), util::is_ascii_digit);
 }
 
-std::vector<ComputeCapability> capability_list(const Reader& r, const YAML::Node& map,
+std::vector<ComputeCapability> capability_list(const TablesReader& r, const YAML::Node& map,
                                                const char* key, const std::string& path) {
     std::vector<ComputeCapability> out;
     std::vector<std::string> texts = r.string_list(map, key, path, true);
@@ -278,7 +277,7 @@ std::vector<ComputeCapability> capability_list(const Reader& r, const YAML::Node
     return out;
 }
 
-std::vector<HardwareProfile> profile_list(const Reader& r, const YAML::Node& list,
+std::vector<HardwareProfile> profile_list(const TablesReader& r, const YAML::Node& list,
                                           const std::string& key) {
     std::vector<HardwareProfile> out;
     if (!list.IsSequence()) r.fail(list, key, "expected a list");
@@ -305,7 +304,7 @@ std::vector<HardwareProfile> profile_list(const Reader& r, const YAML::Node& lis
 
 Parsed<DriverTable> parse_driver_table(std::string_view yaml, std::string_view name) {
     return load<DriverTable>(
-        yaml, name, [](const Reader& r, const YAML::Node& root) -> Parsed<DriverTable> {
+        yaml, name, [](const TablesReader& r, const YAML::Node& root) -> Parsed<DriverTable> {
             r.check_format(root);
             DriverTable table;
             YAML::Node families = r.sequence(root, "families");
@@ -438,7 +437,8 @@ Parsed<std::vector<TorchRelease>> parse_torch_releases(std::string_view yaml, st
                                                        std::string* index_url) {
     return load<std::vector<TorchRelease>>(
         yaml, name,
-        [index_url](const Reader& r, const YAML::Node& root) -> Parsed<std::vector<TorchRelease>> {
+        [index_url](const TablesReader& r,
+                    const YAML::Node& root) -> Parsed<std::vector<TorchRelease>> {
             r.check_format(root);
             if (index_url) *index_url = r.required_string(root, "index_url", "");
             std::vector<TorchRelease> out;
@@ -474,7 +474,7 @@ Parsed<std::vector<TorchRelease>> parse_torch_releases(std::string_view yaml, st
 
 Parsed<ArchTable> parse_arch_table(std::string_view yaml, std::string_view name) {
     return load<ArchTable>(
-        yaml, name, [](const Reader& r, const YAML::Node& root) -> Parsed<ArchTable> {
+        yaml, name, [](const TablesReader& r, const YAML::Node& root) -> Parsed<ArchTable> {
             r.check_format(root);
             ArchTable table;
             YAML::Node rows = r.sequence(root, "variants");
@@ -523,7 +523,7 @@ Parsed<ArchTable> parse_arch_table(std::string_view yaml, std::string_view name)
 
 Parsed<HardwareProfiles> parse_hardware_profiles(std::string_view yaml, std::string_view name) {
     return load<HardwareProfiles>(
-        yaml, name, [](const Reader& r, const YAML::Node& root) -> Parsed<HardwareProfiles> {
+        yaml, name, [](const TablesReader& r, const YAML::Node& root) -> Parsed<HardwareProfiles> {
             r.check_format(root);
             HardwareProfiles hw;
             hw.profiles = profile_list(r, r.sequence(root, "profiles"), "profiles");
@@ -549,7 +549,7 @@ Parsed<HardwareProfiles> parse_hardware_profiles(std::string_view yaml, std::str
 
 Parsed<ManifestHardware> parse_manifest_hardware(std::string_view yaml, std::string_view name) {
     return load<ManifestHardware>(
-        yaml, name, [](const Reader& r, const YAML::Node& root) -> Parsed<ManifestHardware> {
+        yaml, name, [](const TablesReader& r, const YAML::Node& root) -> Parsed<ManifestHardware> {
             ManifestHardware out;
             if (!root.IsDefined() || root.IsNull()) return out;
             if (!root.IsMap()) r.fail(root, "", "expected a mapping at the top level");

@@ -22,10 +22,6 @@ namespace detail {
 
 namespace {
 
-std::string in_quotes(std::string_view s) {
-    return "\"" + std::string(s) + "\"";
-}
-
 bool is_identifier(std::string_view s) {
     if (s.empty() || util::is_ascii_digit(s.front())) return false;
     return std::all_of(s.begin(), s.end(),
@@ -63,7 +59,8 @@ void read_environment(const ManifestYaml& y, const YAML::Node& node, Manifest& m
         if (!name.IsDefined()) y.fail(entry, path, "missing key \"name\"", hint);
         v.name = y.string(name, key_path(path, "name"));
         if (!is_identifier(v.name)) {
-            y.fail(name, key_path(path, "name"), in_quotes(v.name) + " is not a variable name",
+            y.fail(name, key_path(path, "name"),
+                   util::double_quoted(v.name) + " is not a variable name",
                    "use letters, digits and '_', not starting with a digit");
         }
         if (v.name == "PATH") {
@@ -93,7 +90,7 @@ void read_profiles(const ManifestYaml& y, const YAML::Node& node, Manifest& m) {
         platform::HardwareProfile profile;
         auto required = [&](std::string_view key) {
             YAML::Node v = ManifestYaml::get(p, key);
-            if (!v.IsDefined()) y.fail(p, path, "missing key " + in_quotes(key), hint);
+            if (!v.IsDefined()) y.fail(p, path, "missing key " + util::double_quoted(key), hint);
             return v;
         };
         YAML::Node id = required("id");
@@ -110,13 +107,14 @@ void read_profiles(const ManifestYaml& y, const YAML::Node& node, Manifest& m) {
         for (const auto& field : profile.unverified) {
             if (field != "min_ram_gib" && field != "min_vram_gib") {
                 y.fail(ManifestYaml::get(p, "unverified"), key_path(path, "unverified"),
-                       in_quotes(field) + " is not a profile value",
+                       util::double_quoted(field) + " is not a profile value",
                        "list min_ram_gib and/or min_vram_gib");
             }
         }
         for (const auto& existing : m.hardware_profiles) {
             if (existing.id == profile.id)
-                y.fail(id, key_path(path, "id"), "duplicate profile id " + in_quotes(profile.id),
+                y.fail(id, key_path(path, "id"),
+                       "duplicate profile id " + util::double_quoted(profile.id),
                        "give each profile its own id");
         }
         m.hardware_profiles.push_back(std::move(profile));
@@ -132,7 +130,7 @@ std::string url(const ManifestYaml& y, const YAML::Node& node, const std::string
     std::string text = y.string(node, path, hint);
     if (util::trim(text).empty() ||
         std::any_of(text.begin(), text.end(), [](char c) { return util::is_ascii_space(c); })) {
-        y.fail(node, path, in_quotes(text) + " is not a URL", hint);
+        y.fail(node, path, util::double_quoted(text) + " is not a URL", hint);
     }
     return text;
 }
@@ -167,7 +165,8 @@ void read_default_targets(const ManifestYaml& y, const YAML::Node& node, Manifes
         }
         for (std::size_t j = 0; j < i; ++j) {
             if (m.default_targets[j] == m.default_targets[i])
-                y.fail(node[i], ipath, in_quotes(m.default_targets[i]) + " is listed twice",
+                y.fail(node[i], ipath,
+                       util::double_quoted(m.default_targets[i]) + " is listed twice",
                        "list each target once");
         }
         const auto& backends = m.torch.backends;
@@ -199,7 +198,8 @@ void read_format(const ManifestYaml& y, const YAML::Node& root) {
     if (!f.IsDefined()) return;
     std::string text = y.string(f, "format", "write format: 1");
     if (text != "1")
-        y.fail(f, "format", "unsupported format " + in_quotes(text) + " (this aitk-env reads 1)",
+        y.fail(f, "format",
+               "unsupported format " + util::double_quoted(text) + " (this aitk-env reads 1)",
                "write format: 1, or use a newer aitk-env");
 }
 
@@ -217,11 +217,11 @@ Manifest read_tree(const ManifestYaml& y, const YAML::Node& root) {
     if (!name.IsDefined()) y.fail(root, "", "missing key \"name\"", "add name: my-project");
     m.name = y.string(name, "name");
     if (!is_plain_name(m.name)) {
-        y.fail(name, "name", in_quotes(m.name) + " cannot name a lockfile",
+        y.fail(name, "name", util::double_quoted(m.name) + " cannot name a lockfile",
                "use letters, digits, '-', '_' and '.', starting with a letter or digit");
     }
     if (auto problem = util::path_name_problem(m.name)) {
-        y.fail(name, "name", in_quotes(m.name) + " cannot name a lockfile: " + *problem,
+        y.fail(name, "name", util::double_quoted(m.name) + " cannot name a lockfile: " + *problem,
                std::string(util::path_name_rule));
     }
     m.description = optional_text(y, root, "description", "");

@@ -10,10 +10,6 @@ namespace aitk::project::detail {
 
 namespace {
 
-std::string in_quotes(std::string_view s) {
-    return "\"" + std::string(s) + "\"";
-}
-
 const char* const kIncludeHint =
     "list requirement files under project_requirement_files and pass --project DIR";
 
@@ -110,7 +106,7 @@ std::vector<ManifestRequirement> read_requirement_lines(const ManifestYaml& y,
             std::string name = pep::canonicalize_name(line.requirement->name());
             if (torch.packages.count(name)) {
                 y.fail(item, ipath,
-                       in_quotes(name) + " is pinned by the torch section (" + name +
+                       util::double_quoted(name) + " is pinned by the torch section (" + name +
                            torch.packages.at(name) + ")",
                        name == "torch" ? "remove this line, or change torch.version"
                                        : "remove this line, or change torch.packages");
@@ -155,7 +151,8 @@ std::vector<std::string> read_project_files(const ManifestYaml& y, const YAML::N
             y.fail(node[i], item_path(path, i), "empty path",
                    "write a path such as requirements.txt");
         if (is_absolute_anywhere(files[i])) {
-            y.fail(node[i], item_path(path, i), in_quotes(files[i]) + " is an absolute path",
+            y.fail(node[i], item_path(path, i),
+                   util::double_quoted(files[i]) + " is an absolute path",
                    "write it relative to the project directory given with --project");
         }
     }

@@ -12,10 +12,6 @@ namespace aitk::project::detail {
 
 namespace {
 
-std::string in_quotes(std::string_view s) {
-    return "\"" + std::string(s) + "\"";
-}
-
 // Points inside a scalar at a 0-based offset a pep parser reported.
 util::SourceLocation inside(const ManifestYaml& y, const YAML::Node& scalar, std::size_t offset) {
     util::SourceLocation where = y.text_location(scalar);
@@ -39,7 +35,7 @@ pep::SpecifierSet specifier_set(const ManifestYaml& y, const YAML::Node& node,
     auto parsed = pep::SpecifierSet::parse(text);
     if (!parsed) {
         y.fail_at(inside(y, node, parsed.error().position),
-                  path + ": " + in_quotes(text) +
+                  path + ": " + util::double_quoted(text) +
                       " is not a PEP 440 specifier: " + parsed.error().message,
                   hint);
     }
@@ -56,10 +52,10 @@ std::string pin(const ManifestYaml& y, const YAML::Node& node, const std::string
     if (util::is_ascii_digit(text.front())) {
         auto v = pep::Version::parse(text);
         if (!v) {
-            y.fail_at(
-                inside(y, node, v.error().position),
-                path + ": " + in_quotes(text) + " is not a PEP 440 version: " + v.error().message,
-                hint);
+            y.fail_at(inside(y, node, v.error().position),
+                      path + ": " + util::double_quoted(text) +
+                          " is not a PEP 440 version: " + v.error().message,
+                      hint);
         }
         return "==" + text;
     }
@@ -82,12 +78,14 @@ void read_python(const ManifestYaml& y, const YAML::Node& node, Manifest& m) {
         std::string text(util::trim(y.string(p, "python.preferred", hint)));
         if (!is_python_version(text)) {
             y.fail(p, "python.preferred",
-                   in_quotes(text) + " is not a Python version (expected MAJOR.MINOR[.MICRO])",
+                   util::double_quoted(text) +
+                       " is not a Python version (expected MAJOR.MINOR[.MICRO])",
                    hint);
         }
         if (requires_set && !requires_set->contains(text, true)) {
             y.fail(p, "python.preferred",
-                   "Python " + text + " is outside python.requires " + in_quotes(m.python_requires),
+                   "Python " + text + " is outside python.requires " +
+                       util::double_quoted(m.python_requires),
                    "prefer a version that python.requires allows");
         }
         m.python_preferred = text;
@@ -111,8 +109,8 @@ void read_torch(const ManifestYaml& y, const YAML::Node& node, TorchSpec& torch)
         if (bare.substr(0, 2) == "==") bare = util::trim(bare.substr(2));
         auto v = pep::Version::parse(bare);
         if (!v || bare.find('*') != std::string_view::npos) {
-            y.fail(version, "torch.version", in_quotes(text) + " is not a torch release version",
-                   hint);
+            y.fail(version, "torch.version",
+                   util::double_quoted(text) + " is not a torch release version", hint);
         }
         torch.packages["torch"] = "==" + std::string(bare);
     }
@@ -123,7 +121,7 @@ void read_torch(const ManifestYaml& y, const YAML::Node& node, TorchSpec& torch)
             std::string name = y.string(it->first, "torch.packages");
             std::string path = key_path("torch.packages", name);
             if (!pep::is_valid_name(name)) {
-                y.fail(it->first, path, in_quotes(name) + " is not a valid package name",
+                y.fail(it->first, path, util::double_quoted(name) + " is not a valid package name",
                        "use the name as on PyPI, such as torchvision");
             }
             std::string canonical = pep::canonicalize_name(name);
@@ -132,7 +130,8 @@ void read_torch(const ManifestYaml& y, const YAML::Node& node, TorchSpec& torch)
                        "remove torch from torch.packages");
             }
             if (torch.packages.count(canonical)) {
-                y.fail(it->first, path, in_quotes(name) + " is listed twice", "keep one of them");
+                y.fail(it->first, path, util::double_quoted(name) + " is listed twice",
+                       "keep one of them");
             }
             if (!it->second.IsDefined() || it->second.IsNull()) {
                 y.fail(it->first, path, "missing version",
@@ -152,7 +151,7 @@ void read_torch(const ManifestYaml& y, const YAML::Node& node, TorchSpec& torch)
                 y.fail(backends[i], path, problem->message, problem->hint);
             if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i),
                           names[i]) != names.begin() + static_cast<std::ptrdiff_t>(i)) {
-                y.fail(backends[i], path, in_quotes(names[i]) + " is listed twice",
+                y.fail(backends[i], path, util::double_quoted(names[i]) + " is listed twice",
                        "list each backend once, in preference order");
             }
             BackendOption option;
@@ -171,7 +170,7 @@ void read_torch(const ManifestYaml& y, const YAML::Node& node, TorchSpec& torch)
         auto found = std::find_if(torch.backends.begin(), torch.backends.end(),
                                   [&](const BackendOption& b) { return b.name == name; });
         if (found == torch.backends.end()) {
-            y.fail(it->first, path, in_quotes(name) + " is not in torch.backends",
+            y.fail(it->first, path, util::double_quoted(name) + " is not in torch.backends",
                    "add it to torch.backends (in preference order) or remove its options");
         }
         const YAML::Node body = it->second;

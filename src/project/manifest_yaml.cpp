@@ -11,10 +11,6 @@ namespace aitk::project::detail {
 
 namespace {
 
-std::string in_quotes(std::string_view s) {
-    return "\"" + std::string(s) + "\"";
-}
-
 // Levenshtein distance, bounded: words here are short keys, so the table stays tiny.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
     std::vector<std::size_t> row(b.size() + 1);
@@ -136,14 +132,14 @@ void ManifestYaml::expect_keys(const YAML::Node& node, const std::string& path,
             std::string where = path.empty() ? "at the top level" : "in " + path;
             std::string hint;
             if (auto near = closest_word(name, known); !near.empty())
-                hint = "did you mean " + in_quotes(near) + "? ";
+                hint = "did you mean " + util::double_quoted(near) + "? ";
             hint += "known keys: " + known_list(known);
-            fail(key, "", "unknown key " + in_quotes(name) + " " + where, hint);
+            fail(key, "", "unknown key " + util::double_quoted(name) + " " + where, hint);
         }
         auto [previous, fresh] = seen.emplace(name, location(key).line);
         if (!fresh) {
             fail(key, path,
-                 "duplicate key " + in_quotes(name) + " (first on line " +
+                 "duplicate key " + util::double_quoted(name) + " (first on line " +
                      std::to_string(previous->second) + ")",
                  "keep one of them");
         }
@@ -188,7 +184,8 @@ bool ManifestYaml::boolean(const YAML::Node& node, const std::string& path) cons
     std::string text = string(node, path, "write true or false");
     if (text == "true") return true;
     if (text == "false") return false;
-    fail(node, path, "expected true or false, got " + in_quotes(text), "write true or false");
+    fail(node, path, "expected true or false, got " + util::double_quoted(text),
+         "write true or false");
 }
 
 double ManifestYaml::non_negative_number(const YAML::Node& node, const std::string& path) const {
@@ -197,7 +194,7 @@ double ManifestYaml::non_negative_number(const YAML::Node& node, const std::stri
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
         value < 0) {
-        fail(node, path, "expected a non-negative number, got " + in_quotes(text),
+        fail(node, path, "expected a non-negative number, got " + util::double_quoted(text),
              "write a number such as 24");
     }
     return value;

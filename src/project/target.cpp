@@ -10,13 +10,10 @@ namespace aitk::project {
 
 namespace {
 
-std::string in_quotes(std::string_view s) {
-    return "\"" + std::string(s) + "\"";
-}
-
 TargetPartProblem did_you_mean(std::string message, std::string_view suggestion) {
-    return {std::move(message),
-            suggestion.empty() ? std::string() : "did you mean " + in_quotes(suggestion) + "?"};
+    return {std::move(message), suggestion.empty()
+                                    ? std::string()
+                                    : "did you mean " + util::double_quoted(suggestion) + "?"};
 }
 
 bool all_digits(std::string_view s) {
@@ -87,7 +84,8 @@ std::string_view backend_alias(std::string_view lower) {
 
 std::optional<TargetPartProblem> os_problem(std::string_view os) {
     if (os == "linux" || os == "windows" || os == "macos") return std::nullopt;
-    std::string message = "unknown OS " + in_quotes(os) + " (expected linux, windows or macos)";
+    std::string message =
+        "unknown OS " + util::double_quoted(os) + " (expected linux, windows or macos)";
     return did_you_mean(std::move(message), os_alias(util::to_lower(os)));
 }
 
@@ -95,9 +93,9 @@ std::optional<TargetPartProblem> arch_problem(std::string_view arch, std::string
     std::string_view usual = arch_alias(util::to_lower(arch), os);
     if (os.empty()) {
         if (arch == "x86_64" || arch == "aarch64" || arch == "arm64") return std::nullopt;
-        return did_you_mean(
-            "unknown architecture " + in_quotes(arch) + " (expected x86_64, aarch64 or arm64)",
-            usual);
+        return did_you_mean("unknown architecture " + util::double_quoted(arch) +
+                                " (expected x86_64, aarch64 or arm64)",
+                            usual);
     }
     const bool mac = os == "macos";
     const std::string_view arm = mac ? "arm64" : "aarch64";
@@ -105,18 +103,18 @@ std::optional<TargetPartProblem> arch_problem(std::string_view arch, std::string
     std::string expected = " (expected x86_64 or " + std::string(arm) + ")";
     if (arch == "arm64" || arch == "aarch64") {
         return TargetPartProblem{
-            in_quotes(arch) + " is not a " + std::string(os) + " architecture" + expected,
-            "did you mean " + in_quotes(arm) + "? " + (mac ? "macOS" : std::string(os)) +
+            util::double_quoted(arch) + " is not a " + std::string(os) + " architecture" + expected,
+            "did you mean " + util::double_quoted(arm) + "? " + (mac ? "macOS" : std::string(os)) +
                 " calls 64-bit ARM " + std::string(arm)};
     }
-    return did_you_mean("unknown architecture " + in_quotes(arch) + expected, usual);
+    return did_you_mean("unknown architecture " + util::double_quoted(arch) + expected, usual);
 }
 
 std::optional<TargetPartProblem> backend_problem(std::string_view backend) {
     if (backend == "cpu" || backend == "mps" || backend == "xpu" || is_cuda_name(backend) ||
         is_rocm_name(backend))
         return std::nullopt;
-    std::string message = "unknown backend " + in_quotes(backend) +
+    std::string message = "unknown backend " + util::double_quoted(backend) +
                           " (expected cpu, cuXYZ such as cu130, rocmX.Y such as rocm7.1, xpu or "
                           "mps)";
     const std::string lower = util::to_lower(backend);
@@ -194,7 +192,7 @@ std::optional<TargetPartProblem> combination_problem(std::string_view os, std::s
 
 util::Expected<Target, std::string> Target::parse(std::string_view id) {
     auto fail = [&](const TargetPartProblem& p) {
-        std::string text = "target " + in_quotes(id) + ": " + p.message;
+        std::string text = "target " + util::double_quoted(id) + ": " + p.message;
         if (!p.hint.empty()) text += "; " + p.hint;
         return util::Unexpected<std::string>(std::move(text));
     };

@@ -8,11 +8,11 @@
 
 namespace aitk::resolve {
 
-namespace {
-
-std::string with_origin(std::string text, const std::string& origin) {
+std::string with_origin(const std::string& text, const std::string& origin) {
     return origin.empty() ? text : text + " (" + origin + ")";
 }
+
+namespace {
 
 // "a", "a and b", "a, b and c" (with `last` as the final joiner).
 std::string list(const std::vector<std::string>& items, const std::string& last) {

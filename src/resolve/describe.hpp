@@ -14,6 +14,9 @@
 
 namespace aitk::resolve {
 
+// "text (origin)", or the text alone when the origin is unknown: where a requirement was written.
+std::string with_origin(const std::string& text, const std::string& origin);
+
 class Describer {
   public:
     Describer(const std::vector<Incompatibility>& incompatibilities, PackageTable& table)

@@ -4,6 +4,7 @@
 
 #include "aitk/pep/name.hpp"
 #include "aitk/util/redact.hpp"
+#include "describe.hpp"
 #include "explanation.hpp"
 
 namespace aitk::resolve {
@@ -21,10 +22,6 @@ std::vector<std::string> normalised_extras(const pep::Requirement& requirement) 
 
 std::string url_label(const std::string& url) {
     return " @ " + util::redact_url(url);
-}
-
-std::string with_origin(const std::string& text, const std::string& origin) {
-    return origin.empty() ? text : text + " (" + origin + ")";
 }
 
 // Old metadata may name an extra in markers without a Provides-Extra line.

@@ -124,4 +124,31 @@ std::string html_escape(std::string_view text) {
     return out;
 }
 
+std::string single_quoted(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '\'';
+    out += text;
+    out += '\'';
+    return out;
+}
+
+std::string double_quoted(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '"';
+    out += text;
+    out += '"';
+    return out;
+}
+
+std::string backquoted(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '`';
+    out += text;
+    out += '`';
+    return out;
+}
+
 }  // namespace aitk::util

@@ -23,7 +23,7 @@
 #include "test_machine.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using archive::WriteEntry;
@@ -360,5 +360,5 @@ TEST(BundleMemberKinds, EveryKindRoundTripsThroughItsWord) {
     EXPECT_FALSE(parse_bundle_member_kind(""));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -14,7 +14,7 @@
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::filesystem::path python312 = "/root/.pyenv/versions/3.12.1/bin/python3.12";
 
@@ -132,5 +132,5 @@ TEST_F(BytecodeTest, AnInterpreterThatFailsIsNotMistakenForASyntaxError) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

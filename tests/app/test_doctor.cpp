@@ -14,6 +14,8 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/utf8.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk;
@@ -392,3 +394,5 @@ TEST(Checks, TlsNamesTheCaBundleItUses) {
               std::string::npos)
         << missing.message;
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -16,7 +16,7 @@
 #include "source_test_support.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using source_test::SourceProject;
@@ -239,5 +239,5 @@ TEST_F(EditableVcsTest, AFolderThatIsNotAGitCheckoutIsRefused) {
     EXPECT_EQ(build::test::read_file(src / "setup.py"), "# someone else's\n");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -5,7 +5,7 @@
 #include "hash_checks.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 lock::Lockfile lock_with(std::vector<lock::LockedPackage> packages) {
     lock::Lockfile lockfile;
@@ -51,5 +51,5 @@ TEST(RequireHashesOnALock, GitSourcesAndFilesWithoutDigestsAreRefusedByName) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

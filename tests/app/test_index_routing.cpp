@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using index::IndexKind;
 using index::IndexLocation;
@@ -82,5 +82,5 @@ TEST(IndexRouting, BackIntoLockEntriesWithoutCredentials) {
         EXPECT_EQ(to_index_kind(to_lock_kind(kind)), kind);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

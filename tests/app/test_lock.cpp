@@ -19,7 +19,7 @@
 #include "test_machine.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::TorchMirrorTest;
 
@@ -341,5 +341,5 @@ TEST_F(LockTest, TheSessionsRetryKnobReachesTheIndexPages) {
     EXPECT_EQ(server.requests_for("/simple/requests/").size(), 2u);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -13,7 +13,7 @@
 #include "app_calls.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 // One pure wheel per requirement of the manifest, at its pinned version (else 1.0.0), and the
 // torch family for every backend the default targets use.
@@ -157,5 +157,5 @@ TEST_F(LockManifestTest, TheDefaultManifestLocksForEveryDefaultTarget) {
     EXPECT_NE(text.find("torch==2.13.0+cu130 --hash=sha256:"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -17,7 +17,7 @@
 #include "test_machine.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using source_test::SourceProject;
@@ -325,5 +325,5 @@ TEST(SourceMetadata, StaticDependenciesNeedMetadata22AndNothingDynamicAboutThem)
         static_dependencies(parse(source_test::pkg_info("2.3", "a", "1", {}, {"Provides-Extra"}))));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -30,7 +30,7 @@
 #include "generated_scenario.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -471,5 +471,5 @@ std::vector<Case> explore_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Explore, LockVsPip, ::testing::ValuesIn(explore_cases()), case_name);
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

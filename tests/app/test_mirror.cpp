@@ -9,7 +9,7 @@
 #include "aitk/util/error.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::string sha_a(64, 'a');
 const std::string sha_b(64, 'b');
@@ -224,5 +224,5 @@ TEST(ParseRewriteOptions, BadValueIsBadInputNamingIt) {
     EXPECT_EQ(parse_rewrite_options({"a=b"}).apply("a/x"), "b/x");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

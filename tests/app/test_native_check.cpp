@@ -8,6 +8,8 @@
 #include "aitk/fs/temp.hpp"
 #include "native_fixtures.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -101,3 +103,5 @@ TEST(NativeCheckStatus, ShadowingIsAWarningOnlyWhenTheShimsDropTheEntry) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

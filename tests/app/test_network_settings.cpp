@@ -15,7 +15,7 @@
 #include "http_server.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 TEST(DownloaderOptions, CarryEveryKnobOfTheSettings) {
     NetworkSettings network;
@@ -66,5 +66,5 @@ TEST(DownloaderOptions, ReachTheStandalonePythonDownload) {
     EXPECT_EQ(server.requests_for("/cpython.tar.gz").size(), 2u);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 lock::LockedPackage package_with_wheel(const std::string& name, const std::string& version,
                                        const std::string& tag) {
@@ -75,5 +75,5 @@ TEST(OsFloor, AnOlderGlibcOffersTheGlibcCap) {
               "run here: aitk-env lock --glibc 2.28");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -14,7 +14,7 @@
 #include "aitk/util/utf8.hpp"
 
 namespace aitk {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -57,5 +57,5 @@ TEST(PrefixSkeletonFiles, EveryVenvFileAndEveryShimIsPartOfTheSkeleton) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::app;
 using namespace std::chrono_literals;
 
@@ -116,3 +118,5 @@ TEST(Progress, RestartedBodiesDoNotDoubleCount) {
     p.finish();
     EXPECT_NE(out.str().find("1 file, 1000 B in 1.0 s"), std::string::npos) << out.str();
 }
+
+}  // namespace AITK_FILE_LOCAL

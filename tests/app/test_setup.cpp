@@ -17,7 +17,7 @@
 #include "test_machine.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::filesystem::path python312 = "/root/.pyenv/versions/3.12.1/bin/python3.12";
 
@@ -153,7 +153,6 @@ TEST_F(SetupTest, VerifyFindsAModifiedAMissingAndAnExtraFile) {
     EXPECT_TRUE(std::filesystem::exists(layout.purelib / "idna" / "__init__.py"));
 }
 
-}  // namespace
 TEST_F(SetupTest, VerifyReportsAnInterruptedChangeUntilTheNextSyncFinishesIt) {
     auto outcome = run_setup(request(test::cpu_machine()));
     auto layout = open_prefix(outcome.prefix, false);
@@ -173,4 +172,5 @@ TEST_F(SetupTest, VerifyReportsAnInterruptedChangeUntilTheNextSyncFinishesIt) {
     EXPECT_TRUE(verify_prefix(layout, std::nullopt).clean());
 }
 
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

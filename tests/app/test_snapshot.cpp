@@ -17,7 +17,7 @@
 #include "test_files.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -356,5 +356,5 @@ TEST_F(SnapshotPrefix, NoVersionInPyvenvCfgIsBadInput) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

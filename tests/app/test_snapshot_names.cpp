@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 TEST(SnapshotNames, AWheelUrlWhoseFileNameIsAPathIsRefused) {
     auto parsed = parse_direct_url(
@@ -23,5 +23,5 @@ TEST(SnapshotNames, AWheelUrlWhoseFileNameIsAPathIsRefused) {
     EXPECT_NE(parsed.error().find("'nul' is a device name on Windows"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

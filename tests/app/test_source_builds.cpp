@@ -24,7 +24,7 @@
 #include "source_test_support.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using source_test::SourceProject;
@@ -368,5 +368,5 @@ TEST(SourceBuildsSetuptools, AnSdistBuiltWithSetuptoolsFromTheMirror) {
     EXPECT_TRUE(build_source_packages(r)[0].from_cache);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

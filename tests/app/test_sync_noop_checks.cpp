@@ -10,7 +10,7 @@
 #include "aitk/fs/temp.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 class NoopChecksTest : public ::testing::Test {
   protected:
@@ -86,5 +86,5 @@ TEST_F(NoopChecksTest, TheLockCopyMatchesOnlyTheSameLockAndTarget) {
     EXPECT_FALSE(prefix_lock_matches(layout, other, target.id));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -23,7 +23,7 @@
 #include "test_machine.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::filesystem::path python312 = "/root/.pyenv/versions/3.12.1/bin/python3.12";
 
@@ -195,5 +195,5 @@ TEST_F(SyncUnpackFailureTest, AWheelThatCannotBeUnpackedFailsTheSetupAndInstalls
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

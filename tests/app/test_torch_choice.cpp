@@ -8,7 +8,7 @@
 #include "test_machine.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 platform::ReleaseKey key(const char* text) {
     return *platform::ReleaseKey::parse(text);
@@ -87,5 +87,5 @@ TEST(LockTargets, ATargetNamedIsHonouredOrRefused) {
     EXPECT_NE(reason.find("with --force although"), std::string::npos) << reason;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using aitk::app::UnpackPool;
@@ -123,3 +125,5 @@ TEST(UnpackPoolTest, AFailureStopsWhatIsQueuedAndComesBackFromFinish) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -14,7 +14,7 @@
 #include "test_files.hpp"
 
 namespace aitk::app {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -247,5 +247,5 @@ TEST(UvLockInput, IsUvLockByItsName) {
     EXPECT_EQ(lock_file_kind("pylock.toml"), LockFileKind::pylock);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::app

@@ -13,6 +13,8 @@
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using namespace aitk::archive;
 
@@ -445,3 +447,5 @@ TEST(Extract, TheSizeLimitCountsAcrossThreads) {
     }
     EXPECT_FALSE(fs::exists(dir.path() / "dest"));
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -15,7 +15,7 @@
 #include "aitk/fs/temp.hpp"
 
 namespace aitk::archive {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -134,5 +134,5 @@ TEST(ZipMemberWhere, RefusesDataThatIsNotWhatTheDirectorySays) {
                  ArchiveError);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::archive

@@ -4,6 +4,8 @@
 
 #include <string>
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::archive::normalize_member_path;
 using aitk::archive::resolve_link_target;
 
@@ -71,3 +73,5 @@ TEST(MemberPath, LinkTargetsLeavingTheRootAreRefused) {
     EXPECT_FALSE(resolve_link_target("link", "..\\x").has_value());
     EXPECT_FALSE(resolve_link_target("link", "").has_value());
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -17,6 +17,8 @@
 #include "aitk/pep/metadata.hpp"
 #include "http_server.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using namespace aitk::test;
 
@@ -304,3 +306,5 @@ TEST(MirrorBuilder, PipUsesBothIndexStylesOverHttp) {
     }
     EXPECT_TRUE(json_served);
 }
+
+}  // namespace AITK_FILE_LOCAL

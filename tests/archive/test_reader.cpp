@@ -9,6 +9,8 @@
 #include "aitk/archive/writer.hpp"
 #include "aitk/fs/temp.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using namespace aitk::archive;
 
@@ -213,3 +215,5 @@ TEST(Reader, NonAsciiNamesRoundTripInZipAndTar) {
         EXPECT_EQ(r.read_all(100), "utf8");
     }
 }
+
+}  // namespace AITK_FILE_LOCAL

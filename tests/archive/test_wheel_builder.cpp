@@ -16,6 +16,8 @@
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/wheel_filename.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using namespace aitk::test;
 
@@ -236,3 +238,5 @@ TEST(WheelBuilder, SdistHasPkgInfoAndPyproject) {
                   "['click>=8']\""),
               0);
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -14,6 +14,8 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using namespace aitk::archive;
 
@@ -157,3 +159,5 @@ TEST(Writer, FailureNamesTheOutputAndLeavesNoTemporary) {
     }
     EXPECT_TRUE(fs::is_empty(dir.path()));
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -14,7 +14,7 @@
 #include "wheel_builder.hpp"
 
 namespace aitk::build {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::read_file;
 using test::read_file_or_empty;
@@ -437,5 +437,5 @@ TEST_F(BuildTest, SetuptoolsProject) {
     EXPECT_EQ(real.calls.front(), (std::vector<std::string>{"setuptools>=40.8.0", "wheel"}));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::build

@@ -5,7 +5,7 @@
 #include "build_test_support.hpp"
 
 namespace aitk::build {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 std::vector<std::string> requirement_texts(const BuildSystem& system) {
     std::vector<std::string> out;
@@ -157,5 +157,5 @@ TEST(BuildSystem, BuildSystemThatIsNotATable) {
     EXPECT_EQ(parsed.error().describe(), "p:1:16: build-system is not a table");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::build

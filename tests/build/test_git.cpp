@@ -8,7 +8,7 @@
 #include "build_test_support.hpp"
 
 namespace aitk::build {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::git;
 using test::read_file;
@@ -330,5 +330,5 @@ TEST_F(GitCacheTest, SubmodulesAreCheckedOut) {
     EXPECT_EQ(read_file(checkout.tree / "third_party" / "lib" / "lib.txt"), "library file\n");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::build

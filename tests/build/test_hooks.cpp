@@ -6,7 +6,7 @@
 #include "build_test_support.hpp"
 
 namespace aitk::build {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::read_file;
 using test::write_file;
@@ -345,5 +345,5 @@ INSTANTIATE_TEST_SUITE_P(Python, DriverVersions, ::testing::Values("3.8.18", "3.
                              return name;
                          });
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::build

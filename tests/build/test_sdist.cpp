@@ -8,7 +8,7 @@
 #include "build_test_support.hpp"
 
 namespace aitk::build {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using archive::Format;
 using archive::WriteEntry;
@@ -115,5 +115,5 @@ TEST(Sdist, SourceIdIsTheLowerCaseDigest) {
     EXPECT_EQ(sdist_source_id("ABCDEF"), "sha256:abcdef");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::build

@@ -12,6 +12,8 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using aitk::cache::Cache;
 
@@ -237,3 +239,5 @@ TEST_F(CacheTest, HttpResponsesKeepValidatorsButNeverCredentials) {
     aitk::fs::write_file_atomic(cache_.http_file(e.url), "garbage");
     EXPECT_FALSE(cache_.find_http(e.url).has_value());
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -35,6 +35,8 @@
 #include "aitk/util/utf8.hpp"
 #include "child_role.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using aitk::cache::Cache;
 
@@ -236,3 +238,5 @@ TEST(CacheConcurrency, ProcessesFillingOneCacheNeverExposeHalfEntries) {
     EXPECT_EQ(usage.artifacts.entries, all.size());
     EXPECT_EQ(usage.temp.entries, 0u);
 }
+
+}  // namespace AITK_FILE_LOCAL

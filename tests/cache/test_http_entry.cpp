@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::cache;
 
 TEST(HttpEntry, RoundTripsEveryField) {
@@ -74,3 +76,5 @@ TEST(HttpEntry, ABodyThatIsNotTheOneWrittenIsAMissEvenAtItsSize) {
     ASSERT_TRUE(back.has_value());
     EXPECT_EQ(back->body, e.body);
 }
+
+}  // namespace AITK_FILE_LOCAL

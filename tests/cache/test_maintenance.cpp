@@ -11,6 +11,8 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using namespace aitk::cache;
 using namespace std::chrono_literals;
@@ -163,3 +165,5 @@ TEST_F(Maintenance, CleanEmptiesTheChosenKinds) {
     std::string b = add_artifact("bbb", "b.whl");
     EXPECT_TRUE(cache_.find_artifact(b).has_value());
 }
+
+}  // namespace AITK_FILE_LOCAL

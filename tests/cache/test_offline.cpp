@@ -6,6 +6,8 @@
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using namespace aitk::cache;
 
@@ -55,3 +57,5 @@ TEST(Offline, ReportsExactlyWhatIsMissing) {
     EXPECT_TRUE(full.complete());
     EXPECT_NE(full.describe(cache, 1, 1).find("everything needed"), std::string::npos);
 }
+
+}  // namespace AITK_FILE_LOCAL

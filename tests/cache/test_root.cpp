@@ -4,6 +4,8 @@
 
 #include "aitk/util/error.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::cache::default_cache_root;
 using aitk::cache::Environment;
 using aitk::cache::HostStyle;
@@ -59,3 +61,4 @@ TEST(CacheRoot, NothingUsableSaysWhatToSet) {
     }
 }
 
+}  // namespace AITK_FILE_LOCAL

@@ -17,7 +17,7 @@
 #include "aitk/util/error.hpp"
 
 namespace aitk::cache {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using Result = StampCheck::Result;
@@ -223,5 +223,5 @@ TEST_F(UnpackedIntegrity, ATreeInUseCannotBeReplaced) {
     EXPECT_FALSE(rebuild.has_value());
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::cache

@@ -17,7 +17,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using json = nlohmann::json;
 const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
@@ -183,5 +183,5 @@ TEST_F(BackendDriverFitCli, ALockWithEveryBuildPicksTheSame) {
     EXPECT_EQ(planned_torch(forced), "2.11.0+cu128") << forced.out;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -20,7 +20,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using json = nlohmann::json;
 const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
@@ -527,5 +527,5 @@ TEST_F(BackendMatrixCli, DoctorShowsTheSameDecisionWithEveryCandidate) {
     EXPECT_EQ(json::parse(dry.out)["target"], "linux-x86_64-cu128");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -14,7 +14,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
 
@@ -147,5 +147,5 @@ TEST_F(BundleCli, UsageErrorsAreExitTwo) {
     EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -10,6 +10,8 @@
 #include "run_cli.hpp"
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::test::run_cli;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -69,3 +71,5 @@ TEST(CacheCli, UnknownKindIsBadInput) {
     EXPECT_NE(r.err.find("artifacts, unpacked, metadata, http, temp"), std::string::npos);
     fs::remove_all(root);
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -29,7 +29,7 @@
 #include "wheel_builder.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -272,5 +272,5 @@ TEST_F(ConcurrentSetup, ASetupWaitsForTheHolderOfThePrefixLock) {
     expect_clean("held");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -13,6 +13,8 @@
 #include "run_cli.hpp"
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::test::read_file;
 using aitk::test::run_cli;
 
@@ -145,3 +147,5 @@ TEST(CliDocs, EveryEnvironmentVariableTheSourcesReadIsDocumented) {
             << variable << " is read but not documented in docs/cli.md";
     }
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -9,6 +9,8 @@
 #include "../platform/fake_machine.hpp"
 #include "aitk/util/subprocess.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -330,3 +332,5 @@ TEST_F(DoctorCli, HelpDocumentsOptionsAndExitCodes) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -12,6 +12,8 @@
 #include "native_fixtures.hpp"
 #include "run_cli.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -211,3 +213,5 @@ TEST_F(DoctorScanCli, BadInputIsExitTwo) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -11,6 +11,8 @@
 #include "pe_fixtures.hpp"
 #include "run_cli.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -166,3 +168,5 @@ TEST_F(DoctorWindowsScanCli, AWrongArchitectureSaysWinError193) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

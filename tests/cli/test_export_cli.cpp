@@ -23,7 +23,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -359,5 +359,5 @@ TEST_F(ExportCli, BadInputIsExitTwoAndSaysWhatIsAllowed) {
     EXPECT_FALSE(stdfs::exists(path("out.toml")));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -56,7 +56,7 @@
 extern char** environ;
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -844,5 +844,5 @@ TEST_F(FaultMatrix, ServerDownIsNamed) {
     EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

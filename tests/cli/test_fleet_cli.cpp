@@ -35,7 +35,7 @@
 extern char** environ;
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -500,5 +500,5 @@ TEST_F(FleetCli, BadConfigFileIsBadInputWithItsPosition) {
     EXPECT_TRUE(origin.requests().empty());
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -12,7 +12,7 @@
 #include "os_cap_cli_fixture.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -323,5 +323,5 @@ TEST_F(GlibcCli, ABadGlibcValueIsABadInput) {
         << bad_machine.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -19,7 +19,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -240,5 +240,5 @@ TEST_F(HostileCache, CacheVerifyRepairRemovesDamagedEntriesAndTheNextSetupMakesT
     EXPECT_EQ(cli({"cache", "verify"}).exit_code, 0);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

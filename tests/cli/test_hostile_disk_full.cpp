@@ -15,7 +15,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -116,5 +116,5 @@ TEST_F(HostileDiskFull, AFullPrefixDiskIsNamedAsThePrefix) {
     EXPECT_EQ(r.err.find("the cache at"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -13,7 +13,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -60,5 +60,5 @@ TEST_F(HostileExpansion, ZerosPastTheExpansionLimitAreRefusedBeforeAnyIsWritten)
          "the larger of 64 MiB and 50 times the wheel's " + std::to_string(wheel.size) + " bytes"});
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

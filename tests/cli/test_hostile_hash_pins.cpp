@@ -18,7 +18,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -300,5 +300,5 @@ TEST_F(HashPins, SetupFromAWronglyPinnedFileMakesNoPrefix) {
     EXPECT_FALSE(stdfs::exists(dir / "prefix"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -22,7 +22,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -133,5 +133,5 @@ TEST_F(HostileInputFiles, AFileOverItsCapIsRefusedBySizeAlone) {
 }
 #endif
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -23,7 +23,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -511,5 +511,5 @@ TEST_F(HostileIndex, AMetadataFileThatDisagreesWithTheIndexOrTheFileNameIsRefuse
                         true);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

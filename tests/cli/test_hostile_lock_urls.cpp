@@ -15,7 +15,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -183,5 +183,5 @@ TEST_F(HostileLockUrls, MirrorBaseUrlCredentialsStayOutOfThePages) {
     EXPECT_NE(r.err.find("credentials"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

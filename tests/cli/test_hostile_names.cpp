@@ -14,7 +14,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -207,5 +207,5 @@ TEST_F(HostileNames, ABundleMemberNamedAfterAWindowsDeviceIsRefusedBeforeTheCach
     stdfs::remove(world->path("bad.tar.zst"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

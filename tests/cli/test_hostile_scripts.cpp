@@ -15,7 +15,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -154,5 +154,5 @@ TEST_F(HostileScripts, ScriptsInPrefixesWithHostilePathsRunAndExpandNothing) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

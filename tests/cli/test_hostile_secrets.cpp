@@ -14,7 +14,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -170,5 +170,5 @@ TEST_F(HostileSecrets, AnEnvironmentYmlPipItemShowsTheVariableNotItsValue) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -15,7 +15,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -225,5 +225,5 @@ TEST_F(HostileSkeleton, RemovingADistributionThatClaimsAStateFileKeepsIt) {
     stdfs::remove(lock);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

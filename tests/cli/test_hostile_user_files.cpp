@@ -11,7 +11,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -149,5 +149,5 @@ TEST_F(HostileUserFiles, LockfilesWeWroteAcceptNoStrangers) {
     stdfs::remove(file);  // 50 MB: hashed by every later state()
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -27,7 +27,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -331,5 +331,5 @@ TEST_F(HostileVerify, JsonIsPrintedForEveryOutcome) {
     EXPECT_EQ(drift["files"][0].value("problem", ""), "missing");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

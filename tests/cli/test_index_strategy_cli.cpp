@@ -18,7 +18,7 @@
 #include "test_files.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using json = nlohmann::json;
 
@@ -356,5 +356,5 @@ TEST_F(IndexStrategyCli, AnotherStrategyMakesTheLockStaleTheDefaultDoesNot) {
     EXPECT_NE(other.err.find("stale"), std::string::npos) << other.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -41,7 +41,7 @@
 #include "wheel_builder.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -479,5 +479,5 @@ TEST_F(KillMatrix, ASetupFinishesTheVenvAKilledSetupWasMaking) {
     EXPECT_EQ(fs::read_file(foreign / "lib" / "notes.txt"), "mine\n");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -10,7 +10,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 class LockCli : public TorchMirrorTest {
   protected:
@@ -214,5 +214,5 @@ TEST(LockCliHashing, WheelsWithoutAnIndexHashAreDownloadedAndHashedWithProgress)
     EXPECT_EQ(quiet.err, "");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

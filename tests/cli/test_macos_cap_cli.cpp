@@ -9,7 +9,7 @@
 #include "os_cap_cli_fixture.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -129,5 +129,5 @@ TEST_F(MacosCapCli, ABadMacosValueIsABadInput) {
     EXPECT_NE(from.err.find("--macos 13.0 would need a resolution"), std::string::npos) << from.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -25,7 +25,7 @@
 #include "test_files.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -334,5 +334,5 @@ TEST_F(MirrorCli, BadRewriteRulesAreUsageErrors) {
     EXPECT_EQ(m.exit_code, 2) << m.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

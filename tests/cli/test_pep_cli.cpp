@@ -7,6 +7,8 @@
 #include "run_cli.hpp"
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::test::run_cli;
 using nlohmann::json;
 
@@ -188,3 +190,5 @@ TEST(PepBatch, AbsurdTargetVersionsAreRejectedQuickly) {
         EXPECT_FALSE(line["ok"].get<bool>()) << line;
     EXPECT_NE(lines[0]["error"].get<std::string>().find("out of range"), std::string::npos);
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -16,7 +16,7 @@
 #include "hostile_support.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using testing::HasSubstr;
@@ -475,5 +475,5 @@ TEST_F(PylockCli, BadFilesAreRefusedWithTheirPlaceAndNothingIsWritten) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -17,7 +17,7 @@
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using app::source_test::SourceProject;
@@ -219,5 +219,5 @@ TEST_F(PylockSourcesCli, SdistArchiveVcsAndDirectoryPackagesSetUpAndRoundTrip) {
     EXPECT_EQ(aitk({"verify", "-p", p("second")}).exit_code, 0);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -20,7 +20,7 @@
 #include "mirror_builder.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using json = nlohmann::json;
@@ -644,5 +644,5 @@ TEST_F(PyprojectCli, TheFolderDecidesTheInput) {
         << r.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -17,7 +17,7 @@
 #include "uv_lock_graph.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -80,5 +80,5 @@ TEST_F(PyprojectDiaCli, LockPicksUvsSetForLinuxAndWindows) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

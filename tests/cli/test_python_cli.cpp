@@ -20,6 +20,8 @@
 #include "run_cli.hpp"
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::test::run_cli;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -303,3 +305,5 @@ TEST(EnsurePython, UsesAMatchingInterpreterElseInstallsAStandaloneBuild) {
                  aitk::util::InputError);
     EXPECT_THROW((void)aitk::test::ensure_python(o, "python3.4"), aitk::util::InputError);
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -23,7 +23,7 @@
 #include "test_data.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -345,5 +345,5 @@ TEST_F(RealWorldEnvCli, MagicAnimateMissingNamesAreUnsatisfiable) {
         << locked.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -10,7 +10,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
 
@@ -136,5 +136,5 @@ TEST_F(SetupCli, BadOptionsAreUsageErrors) {
     EXPECT_NE(not_prefix.err.find("is not a prefix"), std::string::npos) << not_prefix.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

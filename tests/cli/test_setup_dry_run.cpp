@@ -13,7 +13,7 @@
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
 const std::vector<std::string> no_gpu = {"AITK_ENV_NO_GPU=1"};
@@ -175,5 +175,5 @@ TEST_F(SetupDryRun, SwitchingTargetsListsReinstallsAndRemovalsAndLeavesThePrefix
     EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -16,7 +16,7 @@
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::string python_bin = "/root/.pyenv/versions/3.12.1/bin";
 
@@ -167,5 +167,5 @@ TEST_F(SetupSharedCache, TwoSetupsAtOnceShareOneCacheAndAThirdNeedsNoNetwork) {
     EXPECT_EQ(store("artifacts"), expected);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

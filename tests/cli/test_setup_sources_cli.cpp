@@ -17,7 +17,7 @@
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using app::source_test::SourceProject;
@@ -406,5 +406,5 @@ TEST_F(SetupSourcesCli, ABranchThatNoLockPinnedIsSkippedWithTheWayToPinIt) {
     EXPECT_TRUE(stdfs::exists(site("prefix") / "sdist_demo" / "__init__.py"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -24,7 +24,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -380,5 +380,5 @@ TEST_F(SnapshotCli, NotAPrefixIsBadInput) {
     EXPECT_NE(snap.err.find("is not a prefix"), std::string::npos) << snap.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -20,7 +20,7 @@
 #include "wheel_builder.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -182,5 +182,5 @@ TEST_F(SyncCrash, ANoOpSyncStagesNothing) {
 }
 #endif
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

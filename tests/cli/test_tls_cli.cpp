@@ -24,7 +24,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using ::testing::HasSubstr;
@@ -700,5 +700,5 @@ TEST_F(TlsCredentialsCli, FailuresNeverShowTheCredentials) {
     EXPECT_TRUE(wrong_leaks.empty()) << ::testing::PrintToString(wrong_leaks);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -23,7 +23,7 @@
 #include "uv_lock_index.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using app::source_test::SourceProject;
@@ -249,5 +249,5 @@ source = { directory = "../outside" }
     EXPECT_FALSE(stdfs::exists(dir.path() / "proj" / "venv"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

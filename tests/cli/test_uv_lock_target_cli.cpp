@@ -22,7 +22,7 @@
 #include "uv_lock_index.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -285,5 +285,5 @@ explicit = true
     EXPECT_FALSE(stdfs::exists(work.path() / "env2"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

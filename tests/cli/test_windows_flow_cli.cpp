@@ -20,7 +20,7 @@
 #include "run_cli.hpp"
 
 namespace aitk::test {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -272,5 +272,5 @@ TEST(WindowsFlowCli, RunsOnWindowsOnly) {
 
 #endif
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::test

@@ -15,6 +15,8 @@
 #include "image_bytes.hpp"
 #include "native_fixtures.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -648,3 +650,5 @@ TEST(ExpandSearchPath, OriginAnywhereEmptyEntriesDroppedOthersKept) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

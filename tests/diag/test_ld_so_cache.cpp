@@ -28,6 +28,8 @@ void PrintTo(const LdCacheEntry& e, std::ostream* os) {
 }
 }  // namespace aitk::diag
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -399,3 +401,5 @@ TEST(LdCacheEntryFits, FlagsPerArchitecture) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

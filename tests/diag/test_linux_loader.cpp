@@ -12,6 +12,8 @@
 #include "linux_loader.hpp"  // private: src/diag
 #include "native_fixtures.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -321,3 +323,5 @@ TEST(LinuxLoader, ACycleOfNeedsEndsWithoutFindings) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

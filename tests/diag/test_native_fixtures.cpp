@@ -5,6 +5,8 @@
 #include "aitk/fs/temp.hpp"
 #include "native_fixtures.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -52,3 +54,5 @@ TEST(NativeFixtures, SharedObjectChainRecordsNeededNames) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -12,6 +12,8 @@
 #include "aitk/util/subprocess.hpp"
 #include "native_fixtures.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -654,3 +656,5 @@ TEST_F(PeDelayReader, DelayNameCutOffByTheEndOfTheFileIsAProblem) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -13,6 +13,8 @@
 #include "image_bytes.hpp"
 #include "pe_fixtures.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -397,3 +399,5 @@ TEST_F(PeSymbols, EveryTruncationGivesTheImageOrAProblemInsideTheFile) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -10,6 +10,8 @@
 #include "native_fixtures.hpp"
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -261,3 +263,5 @@ TEST(Scan, TwoThousandLibrariesGiveOneMergedFinding) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

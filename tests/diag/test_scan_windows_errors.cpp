@@ -13,6 +13,8 @@
 #include "pe_fixtures.hpp"
 #include "windows_checks.hpp"  // private: src/diag
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -420,3 +422,5 @@ TEST_F(WindowsErrors, ImportNamesInRdataAsLldAndMsvcLinkThemAreNoRuntimeLoad) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

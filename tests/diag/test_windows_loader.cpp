@@ -12,6 +12,8 @@
 #include "native_fixtures.hpp"
 #include "windows_loader.hpp"  // private: src/diag
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -420,3 +422,5 @@ TEST(WindowsLoader, AnX86ImporterGetsTheX86Redistributable) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -7,6 +7,8 @@
 #include "aitk/util/error.hpp"
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 
 using aitk::test::TempDir;
@@ -61,3 +63,5 @@ TEST(File, WritingIntoAMissingFolderFailsCleanly) {
     EXPECT_THROW(aitk::fs::write_file_atomic(dir.path / "no" / "such" / "f", "x"),
                  aitk::util::Error);
 }
+
+}  // namespace AITK_FILE_LOCAL

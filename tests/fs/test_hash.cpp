@@ -7,6 +7,8 @@
 #include "aitk/util/hex.hpp"
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::fs;
 
 TEST(Sha256, KnownVectors) {
@@ -50,3 +52,5 @@ TEST(Sha256Hex, Validation) {
     EXPECT_FALSE(aitk::util::is_sha256_hex("ABC"));
     EXPECT_FALSE(aitk::util::is_sha256_hex(std::string(64, 'g')));
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -16,6 +16,8 @@
 
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 
 using aitk::fs::InputFileKind;
@@ -95,3 +97,5 @@ TEST(InputFile, ALinkToARegularFileIsRead) {
               "not a regular file (a character device); give a test file");
 }
 #endif
+
+}  // namespace AITK_FILE_LOCAL

@@ -27,6 +27,8 @@
 #include <unistd.h>
 #endif
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using aitk::fs::FileLock;
 using aitk::fs::LockMode;
@@ -262,3 +264,5 @@ TEST(FileLock, ALockOutsideTheFolderIsReleasedAndItsFileKept) {
     EXPECT_FALSE(fs::exists(dir.path() / "prefix"));
     EXPECT_TRUE(fs::exists(dir.path() / "outside.lock"));
 }
+
+}  // namespace AITK_FILE_LOCAL

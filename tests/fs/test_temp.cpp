@@ -14,6 +14,8 @@
 #include "aitk/fs/file.hpp"
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using aitk::fs::PublishResult;
 using aitk::fs::TempDir;
@@ -146,3 +148,5 @@ TEST(TempPath, AForkedChildDrawsDifferentNames) {
     EXPECT_NE(parent_name, child_name);
 }
 #endif
+
+}  // namespace AITK_FILE_LOCAL

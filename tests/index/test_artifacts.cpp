@@ -18,6 +18,8 @@
 #include "http_server.hpp"
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace fs = std::filesystem;
 using aitk::cache::ArtifactRef;
 using aitk::index::fetch_artifacts;
@@ -245,3 +247,5 @@ TEST_F(ArtifactsReadyTest, WhatTheHookThrowsComesBackAfterEveryTransferEnded) {
     EXPECT_EQ(calls, 1u);
     EXPECT_EQ(staging_files(), 0u);
 }
+
+}  // namespace AITK_FILE_LOCAL

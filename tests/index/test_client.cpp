@@ -16,6 +16,8 @@
 #include "index_test_support.hpp"
 #include "mirror_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk;
 using index::IndexClient;
 using index::IndexError;
@@ -432,3 +434,5 @@ TEST_F(ClientTest, BrokenPagesAreClearErrors) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

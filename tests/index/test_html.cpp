@@ -3,6 +3,8 @@
 
 #include "aitk/index/html.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::index;
 
 namespace {
@@ -95,3 +97,5 @@ TEST(HtmlScan, ManyTagsAreLinear) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -4,6 +4,8 @@
 
 #include "aitk/index/simple_page.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::index;
 using ::testing::HasSubstr;
 
@@ -293,3 +295,5 @@ TEST(HtmlPage, BigRealisticPageParses) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

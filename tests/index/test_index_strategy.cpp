@@ -15,6 +15,8 @@
 #include "http_server.hpp"
 #include "index_test_support.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk;
 using index::IndexClient;
 using index::IndexKind;
@@ -281,3 +283,5 @@ TEST_F(StrategyClient, AFailingIndexIsStillAnErrorWhenEveryIndexIsAsked) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

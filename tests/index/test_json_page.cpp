@@ -5,6 +5,8 @@
 
 #include "aitk/index/simple_page.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::index;
 using ::testing::HasSubstr;
 
@@ -228,3 +230,5 @@ TEST(Distribution, RequiresPythonAndYankedHelpers) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -14,6 +14,8 @@
 #include "index_test_support.hpp"
 #include "mirror_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk;
 using index::DistributionFile;
 using index::IndexError;
@@ -423,3 +425,5 @@ TEST_F(MetadataTest, FindLinksFilesAreReadFromDisk) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -3,6 +3,8 @@
 
 #include "aitk/index/routing.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::index;
 
 namespace {
@@ -67,3 +69,5 @@ TEST(Routing, CandidatesAndPageUrls) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

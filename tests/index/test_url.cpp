@@ -3,6 +3,8 @@
 
 #include "aitk/index/url.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::index;
 
 namespace {
@@ -142,3 +144,5 @@ TEST(Url, FileUrlsKeepAWindowsDriveAndEncodeTheRest) {
     EXPECT_EQ(aitk::index::file_url_to_path("file:///C:/wheels/a%20b.whl")->generic_string(),
               "C:/wheels/a b.whl");
 }
+
+}  // namespace AITK_FILE_LOCAL

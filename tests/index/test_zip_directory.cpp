@@ -8,6 +8,8 @@
 #include "aitk/index/zip_directory.hpp"
 #include "wheel_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk;
 using namespace aitk::index;
 using ::testing::HasSubstr;
@@ -282,3 +284,5 @@ TEST(ZipDirectory, EveryTailOfARealWheelIsSafe) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

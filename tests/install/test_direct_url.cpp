@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace aitk::install {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::string sha(64, 'a');
 
@@ -56,5 +56,5 @@ TEST(DirectUrl, SaysWhatIsWrong) {
               "none of archive_info, vcs_info or dir_info");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::install

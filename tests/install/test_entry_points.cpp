@@ -4,6 +4,8 @@
 
 #include <string>
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::install;
 
 TEST(EntryPoints, ReadsGroupsNamesAndValuesLikeImportlibMetadata) {
@@ -82,3 +84,5 @@ TEST(EntryPoints, ScriptNamesMustBePlainFileNames) {
     EXPECT_FALSE(is_valid_script_name("two words"));
     EXPECT_FALSE(is_valid_script_name("tab\tname"));
 }
+
+}  // namespace AITK_FILE_LOCAL

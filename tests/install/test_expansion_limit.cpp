@@ -15,7 +15,7 @@
 #include "aitk/install/wheel_install.hpp"
 
 namespace aitk::install {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using archive::WriteEntry;
@@ -152,5 +152,5 @@ TEST_F(Expansion, AMemberRecordDoesNotListIsRefusedByNameWithoutItsData) {
         "wheel evil-1.0-py3-none-any.whl, member 'evil/unlisted.bin': is not listed in RECORD");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::install

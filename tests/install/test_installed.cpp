@@ -16,6 +16,8 @@
 #include "aitk/util/error.hpp"
 #include "wheel_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 using namespace aitk::install;
 using aitk::test::WheelSpec;
@@ -214,3 +216,5 @@ TEST_F(Installed, RemoveRefusesAFolderThatIsASymlinkOutOfThePrefix) {
     }
     EXPECT_TRUE(stdfs::exists(elsewhere / "victim.txt"));
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -8,6 +8,8 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 using aitk::install::PrefixLayout;
 
@@ -70,3 +72,5 @@ TEST(Layout, ReadsTheVersionFromPyvenvCfg) {
     EXPECT_EQ(PrefixLayout::read(venv, false)->python_version, "3.9");
     EXPECT_TRUE(PrefixLayout::read(venv, true).has_value() == false);
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -16,6 +16,8 @@
 #include "aitk/install/record.hpp"
 #include "wheel_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 using namespace aitk::install;
 using aitk::test::WheelSpec;
@@ -125,3 +127,5 @@ TEST_F(OrderedInstallsTest, ConcurrentArrivalsEndAsTheOrderSays) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -18,6 +18,8 @@
 #include "aitk/util/subprocess.hpp"
 #include "wheel_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 using namespace aitk::install;
 using aitk::test::WheelSpec;
@@ -275,3 +277,5 @@ TEST_F(PipInterop, WhatPipInstallsIsReadVerifiedAndRemoved) {
     EXPECT_EQ(left[0].name, "pip");
     EXPECT_TRUE(unowned_files(layout, left).empty());
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -10,7 +10,7 @@
 #include "aitk/install/plan.hpp"
 
 namespace aitk::install {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 WantedDistribution wheel(std::string name, std::string version, std::string key) {
     return {std::move(name), std::move(version), std::move(key), true, true};
@@ -107,5 +107,5 @@ TEST(Receipt, RoundTripsAndAnUnreadableOneIsNone) {
     EXPECT_FALSE(Receipt::read(state));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::install

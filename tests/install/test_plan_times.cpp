@@ -13,7 +13,7 @@
 #include "aitk/install/plan.hpp"
 
 namespace aitk::install {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using Indexes = std::vector<std::size_t>;
@@ -84,5 +84,5 @@ TEST_F(PlanTimes, AFileALaterDistributionPutThereIsNotAChange) {
         (Indexes{0, 1}));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::install

@@ -18,7 +18,7 @@
 #include "wheel_builder.hpp"
 
 namespace aitk::install {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -202,5 +202,5 @@ TEST_F(SkeletonInstall, ARecordThatClaimsTheSkeletonIsReportedAndNeverRemovesIt)
     EXPECT_TRUE(stdfs::exists(prefix / ".aitk-env/receipt.json"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::install

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::install;
 
 namespace {
@@ -117,3 +119,5 @@ TEST(Record, WheelRecordPathsMustBeNormalRelativePaths) {
     EXPECT_EQ(record_path_problem("pkg//mod.py").value_or(""),
               "is not in normal form ('pkg/mod.py')");
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -19,7 +19,7 @@
 #include "aitk/util/subprocess.hpp"
 
 namespace aitk::install {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -179,5 +179,5 @@ TEST_F(ScriptTrampoline, HostilePrefixPathsRunThePrefixPythonAndExpandNothing) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::install

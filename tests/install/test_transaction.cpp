@@ -30,6 +30,8 @@
 #include "test_files.hpp"
 #include "wheel_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 using namespace aitk::install;
 using aitk::test::WheelSpec;
@@ -588,3 +590,5 @@ TEST(TransactionJournal, RoundTripsAnyFileNameAndRefusesDamage) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

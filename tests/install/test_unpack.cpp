@@ -15,6 +15,8 @@
 #include "aitk/install/wheel_install.hpp"
 #include "wheel_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 using aitk::archive::WriteEntry;
 using namespace aitk::install;
@@ -266,3 +268,5 @@ TEST_F(Unpack, NeverMergesIntoAnExistingFolder) {
             << e.what();
     }
 }
+
+}  // namespace AITK_FILE_LOCAL

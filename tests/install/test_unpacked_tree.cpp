@@ -18,7 +18,7 @@
 #include "wheel_builder.hpp"
 
 namespace aitk::install {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -110,5 +110,5 @@ TEST_F(UnpackedTree, VerifySaysWhenATreeHasNoRecordToCheckAgainst) {
     EXPECT_EQ(drift[0].detail, "has no .dist-info folder");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::install

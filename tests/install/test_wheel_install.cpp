@@ -16,6 +16,8 @@
 #include "aitk/install/record.hpp"
 #include "wheel_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 using namespace aitk::install;
 using aitk::test::WheelSpec;
@@ -336,3 +338,5 @@ TEST(LinkMode, ParsesTheFlagValues) {
     EXPECT_EQ(parse_link_mode("symlink"), std::nullopt);
     EXPECT_EQ(parse_link_mode(""), std::nullopt);
 }
+
+}  // namespace AITK_FILE_LOCAL

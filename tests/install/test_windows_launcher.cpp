@@ -21,6 +21,8 @@
 #include "aitk/util/subprocess.hpp"
 #include "wheel_builder.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace stdfs = std::filesystem;
 using namespace aitk::install;
 using aitk::test::WheelSpec;
@@ -387,3 +389,5 @@ TEST(WindowsLauncherDefaults, RequestCarriesTheBuiltInImages) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

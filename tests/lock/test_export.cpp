@@ -11,7 +11,7 @@
 #include "yaml_readers.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::hex64;
 
@@ -344,5 +344,5 @@ TEST(ExportDockerfile, DockerignoreListsExtraPathsThenExceptions) {
     EXPECT_EQ(export_dockerignore({}, "# head\n@IGNORE@\n"), "# head\n\n");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

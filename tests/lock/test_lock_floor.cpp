@@ -12,7 +12,7 @@
 #include "yaml_readers.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::hex64;
 using test::small_lockfile;
@@ -161,5 +161,5 @@ TEST(LockFloor, AFloorTheWheelsDoNotSetIsAProblem) {
               std::string::npos);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

@@ -6,7 +6,7 @@
 #include "lock_fixtures.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::hex64;
 
@@ -325,5 +325,5 @@ TEST(LockKinds, EveryKindRoundTripsThroughItsWord) {
     EXPECT_FALSE(parse_source_kind(""));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

@@ -8,7 +8,7 @@
 #include "yaml_readers.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::hex64;
 using test::rich_lockfile;
@@ -371,5 +371,5 @@ TEST(Lockfile, FindTargetAndPackage) {
     EXPECT_EQ(cuda->find("numpy"), nullptr);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

@@ -19,7 +19,7 @@
 #include "wheel_builder.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -194,5 +194,5 @@ TEST_F(PipHashMode, PipRefusesWhenADependencyIsMissingFromTheList) {
         << run.result.err;
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

@@ -8,7 +8,7 @@
 #include "lock_fixtures.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using test::hex64;
 
@@ -135,5 +135,5 @@ TEST(PipSection, CredentialsAreStripped) {
                                   "b @ https://direct.example/b.whl#sha256=" + hex64('b')}));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

@@ -9,7 +9,7 @@
 #include "aitk/lock/pylock.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using testing::HasSubstr;
 
@@ -325,5 +325,5 @@ TEST(PylockRead, TomlSyntaxErrorsNameTheirPlace) {
     EXPECT_EQ(refused("lock-version = \"1.0\"\nlock-version = \"1.0\"\n").where.line, 2u);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

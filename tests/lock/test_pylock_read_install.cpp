@@ -12,7 +12,7 @@
 #include "lock_fixtures.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using testing::HasSubstr;
 using V = pep::MarkerVariable;
@@ -463,5 +463,5 @@ TEST(PylockInstall, OurExportReadsBackToTheSameTarget) {
     EXPECT_EQ(*reread, converted);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

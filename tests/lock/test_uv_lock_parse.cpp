@@ -7,7 +7,7 @@
 #include "uv_lock_fixtures.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -186,5 +186,5 @@ TEST(UvLockParse, ABadMarkerIsNamed) {
     EXPECT_NE(problem(text).find("invalid marker"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

@@ -8,7 +8,7 @@
 #include "uv_lock_fixtures.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -122,5 +122,5 @@ TEST(UvLockProject, BadPyprojectTomlIsNamedAtItsLine) {
     EXPECT_FALSE(parse_uv_project("[project\n", "pyproject.toml"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

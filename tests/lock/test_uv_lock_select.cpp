@@ -6,7 +6,7 @@
 #include "uv_lock_fixtures.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using uv_test::data;
 using uv_test::environment;
@@ -275,5 +275,5 @@ wheels = [
     EXPECT_TRUE(find(*packages, "demo").source->editable);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

@@ -8,7 +8,7 @@
 #include "yaml_readers.hpp"
 
 namespace aitk::lock {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 struct Case {
     std::string text;
@@ -179,5 +179,5 @@ TEST(YamlScalar, PlainValuesReadBackUnderBothResolvers) {
     EXPECT_EQ(test::read_with_pyyaml(*python, text), expected);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::lock

@@ -16,6 +16,8 @@
 #include "http_server.hpp"
 #include "net_test_helpers.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk;
 using namespace std::chrono_literals;
 using test::FakeClock;
@@ -851,3 +853,5 @@ TEST_P(WriterModes, AWriteErrorFailsTheTransferWithItsCause) {
 INSTANTIATE_TEST_SUITE_P(Writers, WriterModes, ::testing::Values(0u, 1u, 4u));
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -9,6 +9,8 @@
 #include "net_test_helpers.hpp"
 #include "portable_env.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk;
 using test::Fault;
 using test::HttpServer;
@@ -259,3 +261,5 @@ TEST_F(FetchTest, ProxyFromTheEnvironmentIsUsed) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

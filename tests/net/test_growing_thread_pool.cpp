@@ -12,6 +12,8 @@
 
 #include "growing_thread_pool.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::test::GrowingThreadPool;
 
 namespace {
@@ -67,3 +69,5 @@ TEST(GrowingThreadPool, BusyTasksGetAThreadEachUpToTheCapAndTheRestWait) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

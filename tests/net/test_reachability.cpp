@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::net::HostReachability;
 using aitk::net::url_origin;
 
@@ -45,3 +47,5 @@ TEST(HostReachability, RemembersAnUnreachableServerUntilItAnswers) {
     EXPECT_FALSE(hosts.unreachable_cause("http://mirror.invalid/a"));
     EXPECT_FALSE(hosts.unreachable_cause("file:///tmp/x.whl"));
 }
+
+}  // namespace AITK_FILE_LOCAL

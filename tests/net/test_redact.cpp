@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::net::has_credentials;
 using aitk::net::redact_url;
 using aitk::net::scrub_credentials;
@@ -33,3 +35,5 @@ TEST(ScrubCredentials, RemovesUserAndPasswordInAnyForm) {
               "login *** with *** or *** failed");
     EXPECT_EQ(scrub_credentials("nothing here", "https://host/x"), "nothing here");
 }
+
+}  // namespace AITK_FILE_LOCAL

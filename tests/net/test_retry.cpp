@@ -6,6 +6,8 @@
 
 #include "aitk/net/content_range.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::net;
 using namespace std::chrono_literals;
 
@@ -130,3 +132,5 @@ TEST(ContentRange, StrongEtags) {
     EXPECT_FALSE(is_strong_etag("abc"));
     EXPECT_FALSE(is_strong_etag("\""));
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -20,6 +20,8 @@
 #include "net_test_helpers.hpp"
 #include "portable_env.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk;
 using test::HttpServer;
 using ::testing::HasSubstr;
@@ -396,3 +398,5 @@ TEST_F(AuthTest, ConnectionErrorsNeverShowCredentials) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -15,6 +15,8 @@
 #include "http_server.hpp"
 #include "net_test_helpers.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk;
 using namespace std::chrono_literals;
 using test::FakeClock;
@@ -228,3 +230,5 @@ TEST_F(StallingServers, ARedirectCarryingCredentialsIsNotFollowed) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace aitk::net {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 TEST(UrlRewriteRule, SplitsAtTheFirstEquals) {
     auto rule = UrlRewriteRule::parse("https://files.example.org/=https://m.example/f?a=b");
@@ -84,5 +84,5 @@ TEST(UrlRewriteRules, AppendKeepsPriority) {
     EXPECT_EQ(first.rules().size(), 3u);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::net

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace aitk::pep {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 TEST(UrlFragment, SplitsAtTheFirstHash) {
     auto plain = split_fragment("https://h/x-1.0.tar.gz");
@@ -126,5 +126,5 @@ TEST(VcsUrl, SplitsAtThePathsLastAt) {
     EXPECT_FALSE(split_vcs_url("C:+x"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::pep

@@ -8,6 +8,8 @@
 
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::Marker;
 using aitk::pep::MarkerEnvironment;
 using aitk::pep::MarkerOp;
@@ -358,3 +360,5 @@ TEST(MarkerRealistic, AiTrainingMarkers) {
     EXPECT_TRUE(eval("python_version >= '3.9' and python_version < '3.13'", windows_box));
     EXPECT_TRUE(eval("platform_machine in 'x86_64 AMD64'", windows_box));
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -11,6 +11,8 @@
 #include "aitk/pep/marker.hpp"
 #include "aitk/pep/requirement.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::LockFileSelection;
 using aitk::pep::Marker;
 using aitk::pep::MarkerEnvironment;
@@ -129,3 +131,5 @@ TEST(MarkerLockFile, TheEnvironmentHoldsNoSetValues) {
     // but `extra`.
     EXPECT_EQ(aitk::pep::marker_map(env).size(), aitk::pep::marker_variable_count - 1);
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -4,6 +4,8 @@
 
 #include <string>
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::CoreMetadata;
 
 namespace {
@@ -246,3 +248,5 @@ TEST(CoreMetadata, RequiresDistStaysRaw) {
               (std::vector<std::string>{"torch[opt-einsum] (>=2.0) ; sys_platform != 'win32'",
                                         "not a valid requirement at all"}));
 }
+
+}  // namespace AITK_FILE_LOCAL

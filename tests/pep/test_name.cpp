@@ -4,6 +4,8 @@
 
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::canonicalize_name;
 using aitk::pep::is_normalized_name;
 using aitk::pep::is_valid_name;
@@ -78,3 +80,5 @@ TEST(Name, NormalizedMeansCanonicalAndValid) {
     EXPECT_FALSE(is_normalized_name("foo\n"));
     EXPECT_FALSE(is_normalized_name(""));
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -9,6 +9,8 @@
 
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::MarkerEnvironment;
 using aitk::pep::MarkerVariable;
 using aitk::pep::Requirement;
@@ -225,3 +227,5 @@ TEST(RequirementRealistic, AiTrainingRequirements) {
         EXPECT_EQ(again.to_string(), first.to_string());
     }
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -4,6 +4,8 @@
 
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::SdistFilename;
 using aitk::pep::SdistFormat;
 
@@ -81,3 +83,5 @@ TEST(SdistFilename, ErrorMessages) {
     EXPECT_FALSE(SdistFilename::parse("foo-.zip"));
     EXPECT_FALSE(SdistFilename::parse("foo-1.0.TAR.GZ"));
 }
+
+}  // namespace AITK_FILE_LOCAL

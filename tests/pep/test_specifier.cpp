@@ -56,6 +56,8 @@ void* counted_malloc(std::size_t size) noexcept {
     std::free(p);
 }
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::Operator;
 using aitk::pep::operator_string;
 using aitk::pep::Specifier;
@@ -628,3 +630,5 @@ TEST(SpecifierPerformance, ContainsVersionDoesNotAllocate) {
     EXPECT_EQ(after - before, 0);
     (void)sink;
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -10,7 +10,7 @@
 #include "aitk/pep/tags.hpp"
 
 namespace aitk::pep {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 std::vector<Tag> tags_of(std::string_view compressed) {
     auto parsed = parse_tag(compressed);
@@ -210,5 +210,5 @@ TEST(TagRefusal, SaysWhichPartOfTheTagFailsAndWhy) {
     EXPECT_EQ(mac_intel->why, TagMismatch::architecture);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::pep

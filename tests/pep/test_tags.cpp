@@ -9,6 +9,8 @@
 
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::compatible_tags;
 using aitk::pep::OsVersion;
 using aitk::pep::parse_tag;
@@ -485,3 +487,5 @@ TEST(TagsBounds, AbsurdVersionsAreClampedNotLoopedOver) {
     EXPECT_LT(tags.size(), 2000000u);
     EXPECT_EQ(aitk::pep::bounded(t).os_version.major, aitk::pep::max_target_version_part);
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -7,6 +7,8 @@
 
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::canonicalize_version;
 using aitk::pep::PreKind;
 using aitk::pep::Version;
@@ -190,9 +192,9 @@ TEST(Version, OrderingHoldsAcrossThePackedKeyLimits) {
     // Numbers around the packed key's 20-bit fields, large epochs and long releases must order
     // exactly as the full comparison does.
     std::vector<std::string> ordered{
-        "1.1048574", "1.1048575", "1.1048575.1", "1.1048576", "1.1048576.0.1", "1.1048577",
-        "1.20231212", "1.20231212.1", "2", "2.0.0.0.1", "2.0.1", "1048575", "1048576",
-        "99999999999", "1!0", "1!1048576", "2!0.1"};
+        "1.1048574",  "1.1048575",    "1.1048575.1", "1.1048576", "1.1048576.0.1", "1.1048577",
+        "1.20231212", "1.20231212.1", "2",           "2.0.0.0.1", "2.0.1",         "1048575",
+        "1048576",    "99999999999",  "1!0",         "1!1048576", "2!0.1"};
     for (std::size_t i = 0; i < ordered.size(); ++i) {
         for (std::size_t j = 0; j < ordered.size(); ++j) {
             SCOPED_TRACE(ordered[i] + " vs " + ordered[j]);
@@ -202,3 +204,5 @@ TEST(Version, OrderingHoldsAcrossThePackedKeyLimits) {
     EXPECT_EQ(v("1048576.0"), v("1048576"));
     EXPECT_EQ(v("1.2.0").base(), v("1.2"));
 }
+
+}  // namespace AITK_FILE_LOCAL

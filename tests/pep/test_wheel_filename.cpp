@@ -4,6 +4,8 @@
 
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using aitk::pep::BuildTag;
 using aitk::pep::TagParseOptions;
 using aitk::pep::WheelFilename;
@@ -178,3 +180,5 @@ TEST(WheelFilename, RejectsOddInput) {
     EXPECT_EQ(minimal->build, (BuildTag{2, ""}));
     EXPECT_EQ(minimal->tags[0].to_string(), "c-d-e");
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -10,38 +10,38 @@
 
 namespace aitk::test {
 
-namespace fs = std::filesystem;
+namespace stdfs = std::filesystem;
 
 // TempDir, write_file and read_file come from tests/support/test_files.hpp.
 
 // Copies a built fake library to dir/name and writes its config to dir/name.conf.
-inline fs::path install_fake_library(const fs::path& built, const fs::path& dir,
-                                     const std::string& name, const std::string& config) {
-    fs::create_directories(dir);
-    fs::path target = dir / name;
-    fs::copy_file(built, target, fs::copy_options::overwrite_existing);
-    write_file(fs::path(target.string() + ".conf"), config);
+inline stdfs::path install_fake_library(const stdfs::path& built, const stdfs::path& dir,
+                                        const std::string& name, const std::string& config) {
+    stdfs::create_directories(dir);
+    stdfs::path target = dir / name;
+    stdfs::copy_file(built, target, stdfs::copy_options::overwrite_existing);
+    write_file(stdfs::path(target.string() + ".conf"), config);
     return target;
 }
 
 #ifdef AITK_FAKE_NVML
-inline fs::path install_fake_nvml(const fs::path& dir, const std::string& config) {
+inline stdfs::path install_fake_nvml(const stdfs::path& dir, const std::string& config) {
     return install_fake_library(AITK_FAKE_NVML, dir, "libnvidia-ml.so.1", config);
 }
 #endif
 #ifdef AITK_FAKE_LIBCUDA
-inline fs::path install_fake_libcuda(const fs::path& dir, const std::string& config) {
+inline stdfs::path install_fake_libcuda(const stdfs::path& dir, const std::string& config) {
     return install_fake_library(AITK_FAKE_LIBCUDA, dir, "libcuda.so.1", config);
 }
 #endif
 
 // A probe environment that sees nothing of the real machine: /sys and /proc under `root`, an
 // empty PATH folder, no NVML or libcuda candidates, no libcuda helper, short timeouts.
-inline platform::ProbeEnvironment isolated_environment(const fs::path& root) {
+inline platform::ProbeEnvironment isolated_environment(const stdfs::path& root) {
     platform::ProbeEnvironment env;
     env.root = root;
     env.os = platform::OsKind::linux_os;
-    fs::create_directories(root / "bin");
+    stdfs::create_directories(root / "bin");
     env.env = {{"PATH", (root / "bin").string()}, {"HOME", root.string()}};
     env.nvml_candidates = std::vector<std::string>{};
     env.libcuda_candidates = std::vector<std::string>{};
@@ -50,10 +50,10 @@ inline platform::ProbeEnvironment isolated_environment(const fs::path& root) {
 }
 
 // /sys/bus/pci/devices/<address>/{vendor,device,class}
-inline void add_pci_device(const fs::path& root, const std::string& address,
+inline void add_pci_device(const stdfs::path& root, const std::string& address,
                            const std::string& vendor, const std::string& device,
                            const std::string& cls) {
-    fs::path dir = root / "sys/bus/pci/devices" / address;
+    stdfs::path dir = root / "sys/bus/pci/devices" / address;
     write_file(dir / "vendor", vendor + "\n");
     write_file(dir / "device", device + "\n");
     write_file(dir / "class", cls + "\n");

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -587,3 +589,5 @@ TEST(BackendReleases, CpuIsOfferedOnlyWhereNoGpuWouldIdle) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

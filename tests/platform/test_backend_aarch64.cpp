@@ -8,6 +8,8 @@
 #include "backend_test_machine.hpp"
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -223,3 +225,5 @@ TEST(DriverTable, AnExactCapabilityFloorWinsOverItsMajor) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -7,6 +7,8 @@
 #include "aitk/platform/backend.hpp"
 #include "backend_test_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -175,3 +177,5 @@ TEST(DriverTable, ArchitectureFloors) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -5,6 +5,8 @@
 
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -118,3 +120,5 @@ TEST(DriverFiles, BrokenFilesFail) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

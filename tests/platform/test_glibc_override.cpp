@@ -5,6 +5,8 @@
 #include "aitk/platform/host.hpp"
 #include "aitk/platform/overrides.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -46,3 +48,5 @@ TEST(GlibcOverride, AppliesToALinuxHost) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -299,3 +301,5 @@ TEST(GpuModels, UnverifiedRowsSaySoInTheRecord) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -5,6 +5,8 @@
 
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -96,3 +98,5 @@ TEST(FreeDisk, UsesTheNearestExistingFolder) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

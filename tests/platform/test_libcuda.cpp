@@ -8,6 +8,8 @@
 
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -165,3 +167,5 @@ TEST(LibcudaProbe, CandidatesPerOs) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -8,6 +8,8 @@
 
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -187,3 +189,5 @@ TEST(SmiCandidates, WindowsSearchOffPathAsData) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -7,6 +7,8 @@
 
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -146,3 +148,5 @@ TEST(Nvml, ErrorNames) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

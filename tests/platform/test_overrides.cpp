@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -129,3 +131,5 @@ TEST(BackendName, AcceptsIndexSpellings) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -17,6 +17,8 @@
 #include "aitk/platform/tables.hpp"
 #include "aitk/platform/types.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -165,3 +167,5 @@ TEST(ParserRobustness, SeedsStillParse) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

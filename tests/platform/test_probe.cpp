@@ -7,6 +7,8 @@
 #include "aitk/platform/json.hpp"
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -271,3 +273,5 @@ TEST(ProbeJson, RejectsBadInput) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -5,6 +5,8 @@
 
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -92,3 +94,5 @@ TEST(ProbeCache, CorruptOrUnwritableFilesAreIgnored) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

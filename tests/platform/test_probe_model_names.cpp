@@ -9,6 +9,8 @@
 #include "aitk/platform/probe_cache.hpp"
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -211,3 +213,5 @@ TEST(ProbeModelNames, TheCacheRoundTripKeepsTheOrigin) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -6,6 +6,8 @@
 
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -89,3 +91,5 @@ TEST(AmdProbe, OnlyOnLinux) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -6,6 +6,8 @@
 
 #include <map>
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -279,3 +281,5 @@ TEST(ReleaseKey, Parses) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -115,3 +117,5 @@ TEST(Names, RoundTrip) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -5,6 +5,8 @@
 
 #include "fake_machine.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::platform;
@@ -36,3 +38,5 @@ TEST(MsvcRuntime, DefaultsAndLink) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

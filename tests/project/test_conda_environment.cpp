@@ -11,7 +11,7 @@
 #include "test_data.hpp"
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 CondaEnvironment parse_ok(std::string_view yaml, const RequirementsReadOptions& options = {}) {
     auto env = parse_conda_environment(yaml, "env.yml", "/proj", options);
@@ -451,5 +451,5 @@ TEST(CondaRealWorld, MagicAnimateExportWithPrefixAndNoFinalNewline) {
                     "skipped zeromq=4.3.4: a native library that the wheels needing it bundle"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

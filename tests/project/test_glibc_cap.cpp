@@ -10,7 +10,7 @@
 #include "pyproject_test_support.hpp"
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using pyproject_test::converted;
 using pyproject_test::parse_problem;
@@ -80,5 +80,5 @@ TEST(GlibcCap, PyprojectToolAitkEnvCapsItsLinuxTargets) {
     EXPECT_NE(unknown.hint.find("glibc"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

@@ -7,7 +7,7 @@
 #include "aitk/project/requirements_file.hpp"
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 const std::string a64(64, 'a');
 const std::string b64(64, 'b');
@@ -118,5 +118,5 @@ TEST(HashPins, ConstraintHashesTurnTheModeOnAndAreCheckedToo) {
     EXPECT_EQ(pin->judge_sha256(b64), HashPin::Verdict::refused);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

@@ -11,7 +11,7 @@
 #include "aitk/util/utf8.hpp"
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 // A path as messages and locations show it: with this system's separators (backslashes on
 // Windows), so the same expectations hold on every OS.
@@ -120,5 +120,5 @@ TEST(InputNames, AnEnvironmentYmlNameMustBeOneFileName) {
     EXPECT_EQ(env->name_where.to_string(), "env.yml:1:7");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

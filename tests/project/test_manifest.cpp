@@ -10,6 +10,8 @@
 #include "aitk/platform/tables.hpp"
 #include "test_data.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::project;
@@ -460,3 +462,5 @@ TEST(ManifestProblems, SurvivesHostileInput) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

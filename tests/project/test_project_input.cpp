@@ -7,6 +7,8 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::project;
@@ -328,3 +330,5 @@ TEST(FromConda, CarriesTheImport) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -7,7 +7,7 @@
 #include "pyproject_test_support.hpp"
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using namespace pyproject_test;
 
@@ -334,5 +334,5 @@ TEST(Pyproject, TheInputHashFollowsWhatDecidesTheLockOnly) {
     EXPECT_NE(converted(parsed(basic), s).hashed_inputs, a.hashed_inputs);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

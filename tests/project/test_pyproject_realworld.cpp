@@ -9,7 +9,7 @@
 #include "test_data.hpp"
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using namespace pyproject_test;
 
@@ -101,5 +101,5 @@ TEST(PyprojectRealWorld, FishSpeechAndNanochatChooseTheirExtraByBackend) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

@@ -10,7 +10,7 @@
 #include "test_files.hpp"
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using namespace pyproject_test;
 
@@ -395,5 +395,5 @@ exclude = ["packages/skip"]
     EXPECT_NE(problem.message.find("declares its own [tool.uv.sources]"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

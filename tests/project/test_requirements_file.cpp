@@ -14,7 +14,7 @@
 #include "test_data.hpp"
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 // An in-memory file tree for include tests.
 RequirementsReadOptions files(std::map<std::string, std::string> tree,
@@ -783,5 +783,5 @@ TEST(RequirementsAgainstPip, RealFilesReadTheSame) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

@@ -8,6 +8,8 @@
 
 #include "aitk/pep/marker.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using aitk::project::marker_environment;
@@ -280,3 +282,5 @@ TEST(Target, GlibcCapsAreMajorMinorOfARealGlibc) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

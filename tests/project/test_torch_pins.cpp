@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace aitk::project {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 ProjectInput from_text(const std::string& text) {
     auto file = parse_requirements_text(text, "/p/requirements.txt");
@@ -74,5 +74,5 @@ TEST(TorchPins, LocalLabelsThatAreNoBackendSayNothing) {
     EXPECT_FALSE(pins->backend);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::project

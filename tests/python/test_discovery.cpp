@@ -11,6 +11,8 @@
 
 #include "python_test_support.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::python;
@@ -294,3 +296,5 @@ TEST(Discover, FindsThisMachinesPython) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -10,6 +10,8 @@
 
 #include "python_test_support.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::python;
@@ -147,3 +149,5 @@ TEST(InterpreterCache, StampNeedsARegularFile) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

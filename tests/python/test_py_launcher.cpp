@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using aitk::python::parse_py_launcher_list;
@@ -42,3 +44,5 @@ TEST(PyLauncher, ParsesTheOlderFormatAndSkipsOtherLines) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -8,6 +8,8 @@
 
 #include "python_test_support.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::python;
@@ -150,3 +152,5 @@ TEST(FindInterpreter, RealPyenvInterpreters) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace aitk::python {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 TEST(StandaloneBuilds, TheCompiledInTableListsLinuxAndWindowsBuilds) {
     const auto& builds = standalone_builds();
@@ -38,5 +38,5 @@ TEST(StandaloneBuilds, ParseErrorsNameTheEntryAndField) {
     EXPECT_FALSE(parse_standalone_builds("{}"));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::python

@@ -18,6 +18,8 @@
 #include "http_server.hpp"
 #include "python_test_support.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::python;
@@ -384,3 +386,5 @@ TEST(StandaloneInstallRealTree, InstallsAndHostsAVenv) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

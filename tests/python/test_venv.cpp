@@ -12,6 +12,8 @@
 #include "aitk/util/subprocess.hpp"
 #include "python_test_support.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::python;
@@ -276,3 +278,5 @@ TEST(Venv, WindowsCopiesTheLauncherElseTheInterpreterWithItsDlls) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

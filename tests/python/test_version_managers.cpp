@@ -10,6 +10,8 @@
 #include "aitk/python/interpreter_cache.hpp"
 #include "python_test_support.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace aitk::python;
@@ -215,3 +217,5 @@ TEST(Shims, OtherManagersAndLinksToShims) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -6,7 +6,7 @@
 #include "memory_source.hpp"
 
 namespace aitk::resolve {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using testing::failure;
 using testing::MemorySource;
@@ -135,5 +135,5 @@ TEST(Explanation, IsTheSameOnEveryRun) {
         EXPECT_EQ(failure(s, roots({"b", "a"}), options()), first);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::resolve

@@ -10,7 +10,7 @@
 #include "memory_source.hpp"
 
 namespace aitk::resolve {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using testing::MemorySource;
 using testing::options;
@@ -177,5 +177,5 @@ TEST(Generated, TwoHundredPackagesResolveConsistently) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::resolve

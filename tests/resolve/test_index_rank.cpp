@@ -10,7 +10,7 @@
 #include "memory_source.hpp"
 
 namespace aitk::resolve {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using testing::MemorySource;
 using testing::options;
@@ -68,5 +68,5 @@ TEST(IndexRank, WithoutRanksTheNewestWinsAndALockedVersionIsKept) {
     EXPECT_EQ(pins(resolve(s, roots({"foo"}), o)), (V{"foo==1.0"}));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::resolve

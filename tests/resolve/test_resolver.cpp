@@ -7,7 +7,7 @@
 #include "memory_source.hpp"
 
 namespace aitk::resolve {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using testing::failure;
 using testing::MemorySource;
@@ -518,5 +518,5 @@ TEST(Resolver, BadRootMarkerIsAnInputError) {
     }
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::resolve

@@ -6,7 +6,7 @@
 #include "memory_source.hpp"
 
 namespace aitk::resolve {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using testing::MemorySource;
 using testing::options;
@@ -41,5 +41,5 @@ TEST(ResolverOverrides, ReplaceTheRootsToo) {
     EXPECT_EQ(pins(r), (V{"lib==1.0", "torch==2.7.1"}));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::resolve

@@ -5,7 +5,7 @@
 #include "version_set.hpp"  // private: src/resolve
 
 namespace aitk::resolve {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 VersionSet of(std::size_t universe, std::initializer_list<std::size_t> members) {
     VersionSet set = VersionSet::none(universe);
@@ -119,5 +119,5 @@ TEST(Term, ImpossibleAndTautology) {
     EXPECT_EQ(negative(of(3, {1})).negated().positive, true);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::resolve

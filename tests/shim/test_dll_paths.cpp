@@ -11,7 +11,7 @@
 #include "shim_support.hpp"
 
 namespace aitk::shim {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 
@@ -121,5 +121,5 @@ TEST_F(DllPaths, ThePthFileImportsTheModuleQuietlyAtInterpreterStart) {
     EXPECT_EQ(result.err, "");
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::shim

@@ -6,7 +6,7 @@
 #include "aitk/shim/environment_policy.hpp"
 
 namespace aitk::shim {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using ::testing::ElementsAre;
 using util::EnvironmentChanges;
@@ -253,5 +253,5 @@ TEST(PrefixEnvironment, AppliedTwiceGivesTheSameEnvironment) {
     EXPECT_EQ(once, twice);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::shim

@@ -12,7 +12,7 @@
 #include "shim_support.hpp"
 
 namespace aitk::shim {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 namespace stdfs = std::filesystem;
 using test::parse_env0;
@@ -297,5 +297,5 @@ TEST_F(PosixShims, FishActivateRoundTripWhenFishIsInstalled) {
               without_shell_variables(user));
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::shim

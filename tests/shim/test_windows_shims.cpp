@@ -13,7 +13,7 @@
 #include "shim_support.hpp"
 
 namespace aitk::shim {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -206,5 +206,5 @@ TEST(WindowsShims, TheSitePackagesFilesTheyWriteAreListedAsTheirOwn) {
     EXPECT_TRUE(site_packages_shim_files(false).empty());
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::shim

@@ -10,6 +10,7 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/pep/specifier.hpp"
 #include "aitk/pep/version.hpp"
+#include "torch_markers.hpp"
 
 namespace aitk::test {
 namespace {
@@ -67,8 +68,6 @@ const std::vector<std::string> root_markers = {
 };
 
 const std::vector<std::string> extra_names = {"fast", "cli", "socks", "gpu", "test", "docs"};
-
-const std::string linux_x86 = "platform_system == \"Linux\" and platform_machine == \"x86_64\"";
 
 struct DraftVersion {
     pep::Version parsed;
@@ -819,9 +818,9 @@ class Generator {
                         torch.requires_dist.push_back(
                             rt.name +
                             "==" + (r.new_cuda_runtime ? rt.new_version : rt.old_version) + "; " +
-                            linux_x86);
+                            linux_x86_marker);
                     }
-                    torch.requires_dist.push_back("triton==" + r.triton + "; " + linux_x86);
+                    torch.requires_dist.push_back("triton==" + r.triton + "; " + linux_x86_marker);
                     tritons.insert(r.triton);
                 }
                 add("torch", torch);

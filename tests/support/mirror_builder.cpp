@@ -11,6 +11,7 @@
 #include "aitk/pep/name.hpp"
 #include "aitk/util/strings.hpp"
 #include "test_files.hpp"
+#include "torch_markers.hpp"
 
 namespace aitk::test {
 namespace {
@@ -317,13 +318,11 @@ MirrorBuilder build_mirror(const std::filesystem::path& root, const nlohmann::js
 
 namespace {
 
-const char* linux_x86 = "platform_system == \"Linux\" and platform_machine == \"x86_64\"";
-
 std::vector<std::string> torch_requires(const std::string& backend) {
     std::vector<std::string> r = {"filelock",      "typing-extensions>=4.10.0",
                                   "sympy>=1.13.3", "networkx>=2.5.1",
                                   "jinja2",        "fsspec>=0.8.5"};
-    auto linux_dep = [&](const std::string& req) { r.push_back(req + "; " + linux_x86); };
+    auto linux_dep = [&](const std::string& req) { r.push_back(req + "; " + linux_x86_marker); };
     if (backend == "cu126") {
         linux_dep("nvidia-cuda-runtime-cu12==12.6.77");
         linux_dep("nvidia-cublas-cu12==12.6.4.1");

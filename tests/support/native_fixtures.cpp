@@ -9,7 +9,7 @@
 
 namespace aitk::test {
 
-namespace fs = std::filesystem;
+namespace stdfs = std::filesystem;
 
 namespace {
 
@@ -27,7 +27,7 @@ std::string mingw_gcc(int bits) {
 
 }  // namespace
 
-void run_build_tool(const std::vector<std::string>& argv, const fs::path& cwd) {
+void run_build_tool(const std::vector<std::string>& argv, const stdfs::path& cwd) {
     util::ProcessRequest request;
     request.argv = argv;
     request.working_directory = cwd;
@@ -46,7 +46,7 @@ namespace {
 
 // C source for a library exporting <stem>_fn that calls the <stem>_fn of each dependency, so
 // the linker records every one of them.
-std::string chain_source(const fs::path& out, const std::vector<fs::path>& deps,
+std::string chain_source(const stdfs::path& out, const std::vector<stdfs::path>& deps,
                          const std::string& import_attr, const std::string& export_attr) {
     std::string src;
     for (const auto& dep : deps)
@@ -59,7 +59,7 @@ std::string chain_source(const fs::path& out, const std::vector<fs::path>& deps,
 
 }  // namespace
 
-std::string native_stem(const fs::path& file) {
+std::string native_stem(const stdfs::path& file) {
     std::string name = file.filename().string();
     for (std::string_view ext : {".dll", ".DLL", ".exe", ".pyd"}) {
         if (name.size() > ext.size() && name.ends_with(ext)) {
@@ -85,11 +85,11 @@ bool have_delay_load_tools() {
     return have_mingw(64) && have("llvm-dlltool-14") && have("lld-link-14");
 }
 
-fs::path build_pe(const PeBuild& b) {
-    fs::create_directories(b.out.parent_path());
-    fs::path work = b.out.parent_path() / (".build-" + b.out.filename().string());
-    fs::create_directories(work);
-    fs::path source = work / "src.c";
+stdfs::path build_pe(const PeBuild& b) {
+    stdfs::create_directories(b.out.parent_path());
+    stdfs::path work = b.out.parent_path() / (".build-" + b.out.filename().string());
+    stdfs::create_directories(work);
+    stdfs::path source = work / "src.c";
     aitk::fs::write_file_atomic(source, b.c_source);
     if (b.delay_imports.empty()) {
         std::vector<std::string> argv = {mingw_gcc(b.bits), "-O1"};
@@ -102,7 +102,7 @@ fs::path build_pe(const PeBuild& b) {
         if (b.bits != 64) throw std::runtime_error("delay-load fixtures are 64-bit only");
         // lld-link fills the delay-import directory; GNU ld does not. The image is never run,
         // so the delay-load helper is a stub and no C runtime is linked.
-        fs::path object = work / "src.o";
+        stdfs::path object = work / "src.o";
         run_build_tool({mingw_gcc(64), "-O1", "-c", "-o", object.string(), source.string()});
         std::vector<std::string> argv = {"lld-link-14", "/noentry", "/nodefaultlib",
                                          "/out:" + b.out.string(), object.string()};
@@ -110,18 +110,18 @@ fs::path build_pe(const PeBuild& b) {
             argv.insert(argv.begin() + 1, "/dll");
         else
             argv.push_back("/subsystem:console");
-        fs::path stub = work / "delay_helper.c";
+        stdfs::path stub = work / "delay_helper.c";
         aitk::fs::write_file_atomic(stub,
                                     "void* __delayLoadHelper2(const void* d, void** slot)"
                                     " { (void)d; return *slot; }\n");
-        fs::path stub_o = work / "delay_helper.o";
+        stdfs::path stub_o = work / "delay_helper.o";
         run_build_tool({mingw_gcc(64), "-O1", "-c", "-o", stub_o.string(), stub.string()});
         argv.push_back(stub_o.string());
         auto import_lib = [&](const std::string& dll) {
-            fs::path def = work / (dll + ".def");
+            stdfs::path def = work / (dll + ".def");
             aitk::fs::write_file_atomic(
                 def, "LIBRARY " + dll + "\nEXPORTS\n" + native_stem(dll) + "_fn\n");
-            fs::path lib = work / (dll + ".lib");
+            stdfs::path lib = work / (dll + ".lib");
             run_build_tool(
                 {"llvm-dlltool-14", "-m", "i386:x86-64", "-d", def.string(), "-l", lib.string()});
             return lib;
@@ -135,11 +135,12 @@ fs::path build_pe(const PeBuild& b) {
         if (b.executable) argv.push_back("/entry:main");
         run_build_tool(argv);
     }
-    fs::remove_all(work);
+    stdfs::remove_all(work);
     return b.out;
 }
 
-fs::path build_chain_dll(const fs::path& out, const std::vector<fs::path>& imports, int bits) {
+stdfs::path build_chain_dll(const stdfs::path& out, const std::vector<stdfs::path>& imports,
+                            int bits) {
     PeBuild b;
     b.out = out;
     b.c_source = chain_source(out, imports, "__declspec(dllimport) ", "__declspec(dllexport) ");
@@ -151,8 +152,8 @@ fs::path build_chain_dll(const fs::path& out, const std::vector<fs::path>& impor
 bool have_gcc_m32() {
     static const bool ok = [] {
         if (!have("gcc")) return false;
-        fs::path dir = fs::temp_directory_path() / ("aitk-m32-" + std::to_string(::getpid()));
-        fs::create_directories(dir);
+        stdfs::path dir = stdfs::temp_directory_path() / ("aitk-m32-" + std::to_string(::getpid()));
+        stdfs::create_directories(dir);
         aitk::fs::write_file_atomic(dir / "a.c", "int f(void) { return 1; }\n");
         bool built = true;
         try {
@@ -161,15 +162,15 @@ bool have_gcc_m32() {
         } catch (const std::exception&) {
             built = false;
         }
-        fs::remove_all(dir);
+        stdfs::remove_all(dir);
         return built;
     }();
     return ok;
 }
 
-fs::path build_elf(const ElfBuild& b) {
-    fs::create_directories(b.out.parent_path());
-    fs::path source = b.out.parent_path() / (".src-" + b.out.filename().string() + ".c");
+stdfs::path build_elf(const ElfBuild& b) {
+    stdfs::create_directories(b.out.parent_path());
+    stdfs::path source = b.out.parent_path() / (".src-" + b.out.filename().string() + ".c");
     aitk::fs::write_file_atomic(source, b.c_source);
     std::vector<std::string> argv = {"gcc", "-O1", "-fPIC", "-Wl,--no-as-needed"};
     if (b.m32) argv.push_back("-m32");
@@ -184,13 +185,13 @@ fs::path build_elf(const ElfBuild& b) {
     for (const auto& so : b.needed)
         argv.insert(argv.end(), {"-L" + so.parent_path().string(), "-l:" + so.filename().string()});
     run_build_tool(argv);
-    fs::remove(source);
+    stdfs::remove(source);
     return b.out;
 }
 
-fs::path build_chain_so(const fs::path& out, const std::vector<fs::path>& needed,
-                        const std::string& soname, const std::string& runpath,
-                        const std::string& rpath) {
+stdfs::path build_chain_so(const stdfs::path& out, const std::vector<stdfs::path>& needed,
+                           const std::string& soname, const std::string& runpath,
+                           const std::string& rpath) {
     ElfBuild b;
     b.out = out;
     b.c_source = chain_source(out, needed, "", "");

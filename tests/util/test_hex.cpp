@@ -6,7 +6,7 @@
 #include <array>
 
 namespace aitk::util {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 TEST(Hex, DigitsAndValues) {
     EXPECT_EQ(hex_value('0'), 0);
@@ -45,5 +45,5 @@ TEST(Hex, StrictPercentDecodeRefusesABrokenEscape) {
     EXPECT_EQ(percent_decode_strict("%zz"), std::nullopt);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::util

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::util;
 
 namespace {
@@ -56,3 +58,5 @@ TEST(PathName, NamesWindowsCannotCreateAreRefused) {
         EXPECT_NE(problem(name), "") << name;
     }
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::util;
 
 TEST(Redact, ShownUrlsHideTheWholeUserinfo) {
@@ -34,3 +36,5 @@ TEST(Redact, ConcealShowsTheVariableInsteadOfItsValue) {
     // What stands for a value is not searched again.
     EXPECT_EQ(conceal("SECRET", {{"SECRET", "${SECRET}"}}), "${SECRET}");
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -5,6 +5,8 @@
 #include "aitk/util/error.hpp"
 #include "aitk/util/expected.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 using namespace aitk::util;
 
 TEST(Strings, TrimUsesPythonWhitespace) {
@@ -47,3 +49,5 @@ TEST(Expected, HoldsValueOrError) {
     EXPECT_EQ(bad.error().describe(), "bad thing (at column 2 of 'x=y')");
     EXPECT_EQ(bad.value_or(7), 7);
 }
+
+}  // namespace AITK_FILE_LOCAL

@@ -25,6 +25,8 @@
 
 #include "test_files.hpp"
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -341,3 +343,5 @@ TEST(Environment, ChangesAndLookupsFollowTheCaseRule) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

@@ -5,7 +5,7 @@
 #include <string>
 
 namespace aitk::util {
-namespace {
+namespace AITK_FILE_LOCAL {
 
 std::string where(const std::optional<InputProblem>& problem) {
     if (!problem) return "ok";
@@ -64,5 +64,5 @@ TEST(Utf8Sequence, LengthAndCodePoint) {
     EXPECT_EQ(utf8_sequence("", cp), 0u);
 }
 
-}  // namespace
+}  // namespace AITK_FILE_LOCAL
 }  // namespace aitk::util

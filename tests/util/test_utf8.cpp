@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+namespace AITK_FILE_LOCAL {
+
 namespace {
 
 using aitk::util::generic_utf8_of;
@@ -27,3 +29,5 @@ TEST(Utf8, WideLengthCountsUtf16Units) {
 }
 
 }  // namespace
+
+}  // namespace AITK_FILE_LOCAL

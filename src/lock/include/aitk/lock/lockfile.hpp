@@ -125,6 +125,8 @@ struct Lockfile {
     std::string default_target;         // id; its packages form the `pip:` list
     std::vector<LockedTarget> targets;  // sorted by id
     const LockedTarget* find_target(std::string_view id) const;
+    // The index of that name; none for an empty name (a package from no index).
+    const LockedIndex* find_index(std::string_view name) const;
     friend bool operator==(const Lockfile&, const Lockfile&) = default;
 };
 

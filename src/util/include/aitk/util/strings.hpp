@@ -38,5 +38,10 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // Text safe inside HTML element content and quoted attribute values (& < > " ').
 std::string html_escape(std::string_view text);
+// A name or value as error messages show it: 'text' (packaging's words), "text" (manifest values)
+// or `text` (lock files' keys and values, as TOML and YAML users write them in prose).
+std::string single_quoted(std::string_view text);
+std::string double_quoted(std::string_view text);
+std::string backquoted(std::string_view text);
 
 }  // namespace aitk::util
