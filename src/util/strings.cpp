@@ -124,31 +124,29 @@ std::string html_escape(std::string_view text) {
     return out;
 }
 
-std::string single_quoted(std::string_view text) {
+namespace {
+
+std::string enclosed(std::string_view text, char mark) {
     std::string out;
     out.reserve(text.size() + 2);
-    out += '\'';
+    out += mark;
     out += text;
-    out += '\'';
+    out += mark;
     return out;
+}
+
+}  // namespace
+
+std::string single_quoted(std::string_view text) {
+    return enclosed(text, '\'');
 }
 
 std::string double_quoted(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
-    out += '"';
-    out += text;
-    out += '"';
-    return out;
+    return enclosed(text, '"');
 }
 
 std::string backquoted(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
-    out += '`';
-    out += text;
-    out += '`';
-    return out;
+    return enclosed(text, '`');
 }
 
 }  // namespace aitk::util

@@ -50,4 +50,13 @@ TEST(Expected, HoldsValueOrError) {
     EXPECT_EQ(bad.value_or(7), 7);
 }
 
+TEST(Strings, QuotedFormsEncloseTheTextAsItIs) {
+    EXPECT_EQ(aitk::util::single_quoted("torch==2.7"), "'torch==2.7'");
+    EXPECT_EQ(aitk::util::double_quoted("cu128"), "\"cu128\"");
+    EXPECT_EQ(aitk::util::backquoted("requires-python"), "`requires-python`");
+    EXPECT_EQ(aitk::util::single_quoted(""), "''");
+    EXPECT_EQ(aitk::util::backquoted("a`b"),
+              "`a`b`");  // no escaping: messages show the text as given
+}
+
 }  // namespace AITK_FILE_LOCAL
