@@ -56,10 +56,6 @@ struct Planned {
     std::string origin;  // "extra 'cu128' of pylock.toml"; "" when nothing chose it
 };
 
-std::string in_quotes(std::string_view text) {
-    return "'" + std::string(text) + "'";
-}
-
 class Converter {
   public:
     Converter(const lock::Pylock& pylock, const std::filesystem::path& path,
@@ -331,7 +327,7 @@ std::string extras_origin(const std::vector<std::string>& extras, const std::str
     if (extras.empty()) return {};
     std::vector<std::string> names;
     for (const auto& e : extras)
-        names.push_back(in_quotes(e));
+        names.push_back(util::single_quoted(e));
     return (extras.size() == 1 ? "extra " : "extras ") + util::join(names, ", ") + " of " + file;
 }
 

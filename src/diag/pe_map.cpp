@@ -2,15 +2,12 @@
 
 #include <algorithm>
 
+#include "aitk/util/strings.hpp"
 #include "problem_text.hpp"
 
 namespace aitk::diag::detail {
 
 using util::Unexpected;
-
-std::string quoted(const std::string& name) {
-    return "\"" + name + "\"";
-}
 
 util::Expected<PeMapped, ImageProblem> PeMap::map(std::uint64_t rva, const std::string& what,
                                                   std::uint64_t read_at) const {
@@ -19,14 +16,15 @@ util::Expected<PeMapped, ImageProblem> PeMap::map(std::uint64_t rva, const std::
         if (rva < s.virtual_address || rva - s.virtual_address >= extent) continue;
         std::uint64_t delta = rva - s.virtual_address;
         if (delta >= s.raw_size)
-            return Unexpected(problem(
-                what + " " + hex(rva) + " lies past the raw data of section " + quoted(s.name),
-                read_at));
+            return Unexpected(problem(what + " " + hex(rva) +
+                                          " lies past the raw data of section " +
+                                          util::double_quoted(s.name),
+                                      read_at));
         std::uint64_t offset = std::uint64_t{s.raw_pointer} + delta;
         if (offset >= in_.size())
-            return Unexpected(problem(what + " " + hex(rva) + " (section " + quoted(s.name) +
-                                          ", file offset " + hex(offset) +
-                                          ") lies past the end of the file",
+            return Unexpected(problem(what + " " + hex(rva) + " (section " +
+                                          util::double_quoted(s.name) + ", file offset " +
+                                          hex(offset) + ") lies past the end of the file",
                                       read_at));
         std::uint64_t available = std::min<std::uint64_t>(s.raw_size - delta, in_.size() - offset);
         return PeMapped{offset, available};

@@ -75,6 +75,4 @@ class PeMap {
     std::uint64_t size_of_headers_ = 0;
 };
 
-std::string quoted(const std::string& name);
-
 }  // namespace aitk::diag::detail
