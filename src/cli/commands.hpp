@@ -9,8 +9,8 @@
 
 namespace aitk::cli {
 
-// The defaults that differ by host (the lock target, the shim kind) are decided here, at build
-// time.
+// Whether this build runs on Windows: the prefix's layout (Scripts\ or bin/), how a program is
+// found on PATH, and the kind of snapshot taken.
 inline constexpr bool host_is_windows =
 #ifdef _WIN32
     true;
