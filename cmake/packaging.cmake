@@ -4,7 +4,7 @@
 #   bin/aitk-env
 #   share/aitk-env/manifests/   the data tables and the default manifest
 #   share/aitk-env/templates/   shim, Dockerfile and pull-through cache templates
-#   share/doc/aitk-env/         README.md (and docs/ when the checkout has it)
+#   share/doc/aitk-env/         README.md, LICENSE (and docs/ when the checkout has it)
 #
 # The binary reads none of these files: every table, manifest and template it uses is compiled
 # in (src/*/embedded.cmake), so an installed, packaged or extracted aitk-env runs from any
@@ -15,7 +15,7 @@ include(GNUInstallDirs)
 install(TARGETS aitk-env RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/manifests ${PROJECT_SOURCE_DIR}/templates
         DESTINATION ${CMAKE_INSTALL_DATADIR}/aitk-env)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/docs)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 endif()
