@@ -40,5 +40,6 @@ Command add_export_command(CLI::App& app, GlobalOptions& globals);
 Command add_bundle_command(CLI::App& app, GlobalOptions& globals);
 Command add_mirror_command(CLI::App& app, GlobalOptions& globals);
 Command add_snapshot_command(CLI::App& app, GlobalOptions& globals);
+Command add_self_command(CLI::App& app, GlobalOptions& globals);
 
 }  // namespace aitk::cli

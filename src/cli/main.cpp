@@ -38,6 +38,7 @@ int main(int raw_argc, char** raw_argv) {
     commands.push_back(aitk::cli::add_bundle_command(app, globals));
     commands.push_back(aitk::cli::add_mirror_command(app, globals));
     commands.push_back(aitk::cli::add_snapshot_command(app, globals));
+    commands.push_back(aitk::cli::add_self_command(app, globals));
 
     try {
         app.parse(arguments.argc(), arguments.argv());

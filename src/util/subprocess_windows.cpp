@@ -12,6 +12,7 @@
 #include <system_error>
 #include <utility>
 
+#include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/utf8.hpp"
 #include "subprocess_capture.hpp"
@@ -23,6 +24,19 @@
 namespace aitk::util {
 using detail::append_capped;
 
+std::string windows_error_text(unsigned long code) {
+    wchar_t* text = nullptr;
+    DWORD n = FormatMessageW(
+        FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+        nullptr, static_cast<DWORD>(code), 0, reinterpret_cast<wchar_t*>(&text), 0, nullptr);
+    std::string out =
+        n ? utf8_from_wide(std::wstring_view(text, n)) : "error " + std::to_string(code);
+    if (text) LocalFree(text);
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == '.'))
+        out.pop_back();
+    return out;
+}
+
 namespace {
 
 std::wstring widen(std::string_view s) {
@@ -30,18 +44,6 @@ std::wstring widen(std::string_view s) {
 }
 std::string narrow(std::wstring_view s) {
     return utf8_from_wide(s);
-}
-
-std::string last_error_text(DWORD code) {
-    wchar_t* text = nullptr;
-    DWORD n = FormatMessageW(
-        FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
-        nullptr, code, 0, reinterpret_cast<wchar_t*>(&text), 0, nullptr);
-    std::string out = n ? narrow(std::wstring_view(text, n)) : "error " + std::to_string(code);
-    if (text) LocalFree(text);
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == '.'))
-        out.pop_back();
-    return out;
 }
 
 class Handle {
@@ -148,8 +150,8 @@ Expected<ProcessResult, ProcessStartError> run_process(const ProcessRequest& req
         DWORD e = GetLastError();
         for (HANDLE h : raw)
             if (h) CloseHandle(h);
-        return Err(
-            ProcessStartError{"cannot create pipes: " + last_error_text(e), static_cast<int>(e)});
+        return Err(ProcessStartError{"cannot create pipes: " + windows_error_text(e),
+                                     static_cast<int>(e)});
     }
     Handle in_read(raw[0]), in_write(raw[1]), out_read(raw[2]), out_write(raw[3]), err_read(raw[4]),
         err_write(raw[5]);
@@ -167,7 +169,7 @@ Expected<ProcessResult, ProcessStartError> run_process(const ProcessRequest& req
         !UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherited,
                                    sizeof inherited, nullptr, nullptr)) {
         DWORD e = GetLastError();
-        return Err(ProcessStartError{"cannot prepare handles: " + last_error_text(e),
+        return Err(ProcessStartError{"cannot prepare handles: " + windows_error_text(e),
                                      static_cast<int>(e)});
     }
 
@@ -204,7 +206,7 @@ Expected<ProcessResult, ProcessStartError> run_process(const ProcessRequest& req
     DeleteProcThreadAttributeList(attrs);
     if (!created) {
         return Err(ProcessStartError{
-            "cannot run " + program->string() + ": " + last_error_text(create_error),
+            "cannot run " + program->string() + ": " + windows_error_text(create_error),
             static_cast<int>(create_error)});
     }
     Handle process(info.hProcess), thread(info.hThread);

@@ -49,4 +49,9 @@ class InputError : public Error {
         : Error(ExitCode::bad_input, std::move(message), std::move(hint)) {}
 };
 
+#ifdef _WIN32
+// What Windows says about an error code (GetLastError, LSTATUS), without its final period.
+std::string windows_error_text(unsigned long code);
+#endif
+
 }  // namespace aitk::util
