@@ -60,12 +60,7 @@ Command add_cache_command(CLI::App& app, GlobalOptions& globals) {
         }
         if (clean->parsed()) report = app::cache_clean(root, args->kinds);
         if (verify->parsed()) report = app::cache_verify(root, args->repair);
-        if (globals.json) {
-            std::cout << report.json.dump() << "\n";
-        } else {
-            std::cout << report.text;
-        }
-        return report.exit_code;
+        return print_report(globals, report);
     };
     return command;
 }

@@ -52,13 +52,9 @@ Command add_python_command(CLI::App& app, GlobalOptions& globals) {
             report = app::python_install(session, args->version);
             if (progress.transfers() > 0) progress.finish();
         }
-        if (globals.json) {
-            std::cout << report.json.dump() << "\n";
-        } else {
-            std::cout << report.text;
-        }
+        const int exit_code = print_report(globals, report);
         if (!report.error.empty()) std::cerr << "error: " << report.error << "\n";
-        return report.exit_code;
+        return exit_code;
     };
     return command;
 }

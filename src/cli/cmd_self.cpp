@@ -87,12 +87,7 @@ Command add_self_command(CLI::App& app, GlobalOptions& globals) {
             report = app::self_update(session, options);
             if (progress.transfers() > 0) progress.finish();
         }
-        if (globals.json) {
-            std::cout << report.json.dump() << "\n";
-        } else {
-            std::cout << report.text;
-        }
-        return report.exit_code;
+        return print_report(globals, report);
     };
     return command;
 }

@@ -74,6 +74,17 @@ int print_outcome(const GlobalOptions& globals, const Outcome& outcome) {
     }
     return 0;
 }
+// A report with `json`, `text` and `exit_code` (cache, python, self): its JSON on stdout with
+// --json, else its text there; returns its exit code.
+template <class Report>
+int print_report(const GlobalOptions& globals, const Report& report) {
+    if (globals.json) {
+        std::cout << report.json.dump() << "\n";
+    } else {
+        std::cout << report.text;
+    }
+    return report.exit_code;
+}
 void apply_logging(const GlobalOptions& globals);
 
 // "" → nullopt, else the path.

@@ -56,6 +56,15 @@ aitk::test::CliResult run_copy(const stdfs::path& exe, const std::vector<std::st
     return aitk::test::cli_result_of(request);
 }
 
+// What a folder holds, by name.
+std::vector<std::string> names_in(const stdfs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : stdfs::directory_iterator(dir)) {
+        names.push_back(aitk::util::utf8_of(entry.path().filename()));
+    }
+    return names;
+}
+
 // A release folder: one archive for this host's target holding `exe_bytes`, and SHA256SUMS
 // naming it with `listed_sha256` (default: its real hash).
 struct ReleaseFolder {
@@ -129,11 +138,7 @@ TEST(SelfCli, InstallCopiesTheRunningExecutableOnceAndSaysHowToReachIt) {
         scratch.path);
     ASSERT_EQ(second.exit_code, 0) << second.err;
     EXPECT_EQ(json::parse(second.out)["copied"], false);
-    std::vector<std::string> names;
-    for (const auto& entry : stdfs::directory_iterator(dir)) {
-        names.push_back(aitk::util::utf8_of(entry.path().filename()));
-    }
-    EXPECT_EQ(names, std::vector<std::string>{kExeName});
+    EXPECT_EQ(names_in(dir), std::vector<std::string>{kExeName});
 
     auto gone = run_copy(
         AITK_ENV_EXE,
@@ -203,11 +208,7 @@ TEST(SelfCli, AHashMismatchOrAMissingTargetLeavesTheExecutableAsItWas) {
     EXPECT_NE(unreachable.err.find("cannot read the release list"), std::string::npos)
         << unreachable.err;
     EXPECT_EQ(read_file(installed.exe), before);
-    std::vector<std::string> names;
-    for (const auto& entry : stdfs::directory_iterator(installed.dir)) {
-        names.push_back(aitk::util::utf8_of(entry.path().filename()));
-    }
-    EXPECT_EQ(names, std::vector<std::string>{kExeName});
+    EXPECT_EQ(names_in(installed.dir), std::vector<std::string>{kExeName});
 }
 
 TEST(SelfCli, AnOlderReleaseIsNeverInstalledUnlessAskedForByVersion) {
