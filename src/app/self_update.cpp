@@ -6,6 +6,7 @@
 #include "aitk/app/self.hpp"
 #include "aitk/archive/reader.hpp"
 #include "aitk/fs/temp.hpp"
+#include "aitk/index/url.hpp"
 #include "aitk/pep/version.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/strings.hpp"
@@ -96,7 +97,14 @@ SelfReport self_update(Session& session, const SelfUpdateOptions& options) {
         fail("no release archives are made for this system",
              "build aitk-env from source (README) to update it");
     }
-    const std::string base = without_trailing_slashes(options.base_url);
+    // A folder (a share, a USB stick of an air-gapped site) is read as its file: URL.
+    std::string base = without_trailing_slashes(options.base_url);
+    if (!index::has_url_scheme(base)) {
+        std::error_code ec;
+        const auto folder = std::filesystem::absolute(util::path_from_utf8(base), ec);
+        base = without_trailing_slashes(
+            index::path_to_file_url(ec ? util::path_from_utf8(base) : folder));
+    }
     const std::string sums_url = base + "/SHA256SUMS";
     const auto archives = read_release_list(session, sums_url);
     auto chosen = choose_release(archives, options.target, options.version);

@@ -70,7 +70,9 @@ std::vector<std::string> names_in(const stdfs::path& dir) {
 struct ReleaseFolder {
     aitk::test::HttpServer server;
     std::string archive_name;
+    std::string archive;
     std::string archive_sha256;
+    std::string sums;
 
     ReleaseFolder(const std::string& version, const std::string& exe_bytes,
                   std::optional<std::string> listed_sha256 = std::nullopt,
@@ -81,16 +83,20 @@ struct ReleaseFolder {
             aitk::archive::WriteEntry::file(top + "README.md", "# aitk-env\n"),
             aitk::archive::WriteEntry::file(top + kExeName, exe_bytes, 0755),
             aitk::archive::WriteEntry::file(top + "LICENSE", "MIT\n")};
-        const std::string archive = aitk::archive::write_archive_to_memory(
+        archive = aitk::archive::write_archive_to_memory(
             kWindows ? aitk::archive::Format::zip : aitk::archive::Format::tar_gz,
             std::move(entries));
         archive_sha256 = aitk::fs::sha256_hex(archive);
+        sums = listed_sha256.value_or(archive_sha256) + "  " + archive_name + "\n" +
+               std::string(64, '0') + "  aitk-env-" + version + "-plan9-mips" + kExtension + "\n";
         server.add_file("/rel/" + archive_name, archive, "application/octet-stream");
-        server.add_file("/rel/SHA256SUMS",
-                        listed_sha256.value_or(archive_sha256) + "  " + archive_name + "\n" +
-                            std::string(64, '0') + "  aitk-env-" + version + "-plan9-mips" +
-                            kExtension + "\n",
-                        "text/plain");
+        server.add_file("/rel/SHA256SUMS", sums, "text/plain");
+    }
+    // The same release as a plain folder (a share, a USB stick).
+    void write_to(const stdfs::path& dir) const {
+        stdfs::create_directories(dir);
+        aitk::test::write_file(dir / "SHA256SUMS", sums);
+        aitk::test::write_file(dir / archive_name, archive);
     }
     std::string url() const { return server.url("/rel"); }
 };
@@ -227,6 +233,18 @@ TEST(SelfCli, AnOlderReleaseIsNeverInstalledUnlessAskedForByVersion) {
     ASSERT_EQ(downgrade.exit_code, 0) << downgrade.err;
     EXPECT_NE(downgrade.out.find("to 0.0.1"), std::string::npos) << downgrade.out;
     EXPECT_EQ(read_file(installed.exe), "old bytes");
+}
+
+TEST(SelfCli, AFolderServesAsTheReleaseAddress) {
+    Installed installed;
+    ReleaseFolder release("99.3.0", "bytes of 99.3.0");
+    release.write_to(installed.scratch.path / "release share");
+    auto update = run_copy(installed.exe,
+                           {"self", "update", "--base-url",
+                            aitk::util::utf8_of(installed.scratch.path / "release share")},
+                           installed.home);
+    ASSERT_EQ(update.exit_code, 0) << update.err;
+    EXPECT_EQ(read_file(installed.exe), "bytes of 99.3.0");
 }
 
 #ifdef _WIN32
