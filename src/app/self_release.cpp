@@ -27,6 +27,11 @@ bool is_hex_digest(std::string_view text) {
 // aitk-env-<version>-<os>-<arch>.<ext> with a PEP 440 version; nullopt for any other name.
 std::optional<ReleaseArchive> archive_of(std::string_view name) {
     if (name.rfind(kArchivePrefix, 0) != 0) return std::nullopt;
+    // A file name, never a path: it becomes part of a URL and of a file name here.
+    const bool plain = std::none_of(name.begin(), name.end(), [](char c) {
+        return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+    });
+    if (!plain) return std::nullopt;
     std::string_view rest = name.substr(kArchivePrefix.size());
     const auto dash = rest.find('-');
     if (dash == std::string_view::npos) return std::nullopt;

@@ -16,7 +16,8 @@ TEST(SelfRelease, SumsListTheArchivesInEitherSha256sumModeAndSkipOtherFiles) {
     const std::string text = kA + "  aitk-env-0.2.0-linux-x86_64.tar.gz\n" + std::string(64, 'B') +
                              " *aitk-env-0.2.0-windows-x86_64.zip\r\n" + kC + "  README.md\n\n" +
                              kC + "  aitk-env-0.2.0-windows-x86_64.tar.gz\n" + kC +
-                             "  aitk-env-notaversion-linux-x86_64.tar.gz\n";
+                             "  aitk-env-notaversion-linux-x86_64.tar.gz\n" + kC +
+                             "  aitk-env-1.0-linux-x86_64/../../x.tar.gz\n";
     auto archives = parse_release_sums(text, "SHA256SUMS");
     ASSERT_TRUE(archives) << archives.error();
     ASSERT_EQ(archives->size(), 2u);
