@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "aitk/app/self.hpp"
+#include "aitk/app/settings.hpp"
 #include "aitk/archive/reader.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/index/url.hpp"
@@ -32,10 +33,21 @@ std::string without_trailing_slashes(std::string url) {
     return url;
 }
 
-std::vector<ReleaseArchive> read_release_list(Session& session, const std::string& sums_url) {
+// The session's network settings (proxies, CA bundle, retries), with advice for a server that
+// cannot be reached that fits a release folder rather than a package index.
+net::DownloaderOptions release_download_options(const Session& session) {
+    auto options = downloader_options(session.network());
+    options.unreachable_hint =
+        "or name a release folder that can be reached: --base-url URL or AITK_ENV_RELEASE_URL "
+        "(a mirror, or a local folder holding SHA256SUMS and the archives)";
+    return options;
+}
+
+std::vector<ReleaseArchive> read_release_list(net::Downloader& downloader,
+                                              const std::string& sums_url) {
     net::FetchRequest request;
     request.url = sums_url;
-    auto fetched = session.downloader().fetch(request);
+    auto fetched = downloader.fetch(request);
     if (!fetched) {
         fail("cannot read the release list: " + fetched.error().message,
              "check the address (--base-url, AITK_ENV_RELEASE_URL) and the network; nothing "
@@ -106,7 +118,8 @@ SelfReport self_update(Session& session, const SelfUpdateOptions& options) {
             index::path_to_file_url(ec ? util::path_from_utf8(base) : folder));
     }
     const std::string sums_url = base + "/SHA256SUMS";
-    const auto archives = read_release_list(session, sums_url);
+    net::Downloader downloader(release_download_options(session));
+    const auto archives = read_release_list(downloader, sums_url);
     auto chosen = choose_release(archives, options.target, options.version);
     if (!chosen) {
         fail(sums_url + " lists no archive for " + options.target +
@@ -156,7 +169,7 @@ SelfReport self_update(Session& session, const SelfUpdateOptions& options) {
     request.url = base + "/" + chosen->name;
     request.destination = work->path() / chosen->name;
     request.expected_sha256 = chosen->sha256;
-    auto downloaded = session.downloader().download(request);
+    auto downloaded = downloader.download(request, session.observer());
     if (!downloaded) {
         const auto& error = downloaded.error();
         if (error.kind == net::TransferError::Kind::hash_mismatch) {

@@ -213,6 +213,13 @@ TEST(SelfCli, AHashMismatchOrAMissingTargetLeavesTheExecutableAsItWas) {
     EXPECT_EQ(unreachable.exit_code, 1);
     EXPECT_NE(unreachable.err.find("cannot read the release list"), std::string::npos)
         << unreachable.err;
+    // A server that is not there at all: the advice is about release folders, not indexes.
+    empty.stop();
+    auto refused = run_copy(installed.exe, {"self", "update", "--base-url", empty.url("/none")},
+                            installed.home);
+    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_NE(refused.err.find("AITK_ENV_RELEASE_URL"), std::string::npos) << refused.err;
+    EXPECT_EQ(refused.err.find("--index-url"), std::string::npos) << refused.err;
     EXPECT_EQ(read_file(installed.exe), before);
     EXPECT_EQ(names_in(installed.dir), std::vector<std::string>{kExeName});
 }
