@@ -48,6 +48,18 @@ std::string executable_file_name(bool windows) {
     return windows ? "aitk-env.exe" : "aitk-env";
 }
 
+void mark_executable([[maybe_unused]] const stdfs::path& path) {
+#ifndef _WIN32  // Windows runs a file by its extension; it has no execute bit to set
+    std::error_code ec;
+    stdfs::permissions(path,
+                       stdfs::perms::owner_all | stdfs::perms::group_read |
+                           stdfs::perms::group_exec | stdfs::perms::others_read |
+                           stdfs::perms::others_exec,
+                       ec);
+    if (ec) fail("cannot make executable", path, ec);
+#endif
+}
+
 void replace_executable(const stdfs::path& staged, const stdfs::path& destination) {
     std::error_code ec;
     stdfs::rename(staged, destination, ec);  // POSIX: one atomic step, running or not

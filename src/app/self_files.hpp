@@ -9,6 +9,10 @@ namespace aitk::app::detail {
 // "aitk-env.exe" on Windows, "aitk-env" elsewhere.
 std::string executable_file_name(bool windows);
 
+// rwxr-xr-x: what an executable a user installs for themselves needs (no-op on Windows).
+// Throws util::Error (exit 1) naming the file.
+void mark_executable(const std::filesystem::path& path);
+
 // Puts `staged` (a complete file on `destination`'s filesystem) at `destination`. A running
 // executable cannot be replaced on Windows, only renamed: it is moved aside first (a temp name
 // in the same folder), the new one moved in, and the old one removed when that is allowed

@@ -155,19 +155,18 @@ SelfReport self_install(const SelfInstallOptions& options) {
     if (!detail::same_bytes(options.executable, target)) {
         const stdfs::path staged = fs::unique_temp_path(dir, "aitk-env-new");
         stdfs::copy_file(options.executable, staged, stdfs::copy_options::overwrite_existing, ec);
-        if (!ec) {
-            stdfs::permissions(staged,
-                               stdfs::perms::owner_all | stdfs::perms::group_read |
-                                   stdfs::perms::group_exec | stdfs::perms::others_read |
-                                   stdfs::perms::others_exec,
-                               ec);
-        }
         if (ec) {
             std::error_code ignored;
             stdfs::remove(staged, ignored);
             throw util::Error(util::ExitCode::failure,
                               "cannot copy " + util::utf8_of(options.executable) + " into " +
                                   dir_text + ": " + ec.message());
+        }
+        try {
+            detail::mark_executable(staged);
+        } catch (...) {
+            stdfs::remove(staged, ec);
+            throw;
         }
         detail::replace_executable(staged, target);
         copied = true;

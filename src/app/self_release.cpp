@@ -4,6 +4,7 @@
 
 #include "aitk/app/self.hpp"
 #include "aitk/pep/version.hpp"
+#include "aitk/util/hex.hpp"
 #include "aitk/util/strings.hpp"
 
 namespace aitk::app {
@@ -16,12 +17,6 @@ constexpr std::string_view kArchivePrefix = "aitk-env-";
 // tar keeps the executable bit.
 std::string_view archive_extension(std::string_view target) {
     return target.rfind("windows-", 0) == 0 ? ".zip" : ".tar.gz";
-}
-
-bool is_hex_digest(std::string_view text) {
-    return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
-               return util::is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-           });
 }
 
 // aitk-env-<version>-<os>-<arch>.<ext> with a PEP 440 version; nullopt for any other name.
@@ -76,7 +71,7 @@ util::Expected<std::vector<ReleaseArchive>, std::string> parse_release_sums(
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (util::trim(line).empty()) continue;
         // sha256sum writes "<hash>  <name>" (text mode) or "<hash> *<name>" (binary mode).
-        const bool well_formed = line.size() > 66 && is_hex_digest(line.substr(0, 64)) &&
+        const bool well_formed = line.size() > 66 && util::is_hex(line.substr(0, 64)) &&
                                  line[64] == ' ' && (line[65] == ' ' || line[65] == '*');
         if (!well_formed) {
             return util::Unexpected(std::string(source) + " line " + std::to_string(number) +

@@ -90,12 +90,7 @@ void extract_executable(const stdfs::path& archive_file, const std::string& arch
         }
         file.close();
         if (!file) fail("cannot write " + util::utf8_of(out));
-        std::error_code ec;
-        stdfs::permissions(out,
-                           stdfs::perms::owner_all | stdfs::perms::group_read |
-                               stdfs::perms::group_exec | stdfs::perms::others_read |
-                               stdfs::perms::others_exec,
-                           ec);
+        detail::mark_executable(out);
         return;
     }
     fail(archive_name + " holds no " + exe_name + " in its top folder; nothing was changed",

@@ -179,6 +179,11 @@ TEST(SelfCli, UpdateInstallsTheNewerReleaseItsSumsNameAndCheckOnlyReports) {
     EXPECT_EQ(report["updated"], true);
     EXPECT_EQ(report["sha256"], release.archive_sha256);
     EXPECT_EQ(read_file(installed.exe), new_bytes);
+    if (!kWindows) {  // still a program the shell runs
+        const auto perms = stdfs::status(installed.exe).permissions();
+        EXPECT_NE(perms & stdfs::perms::owner_exec, stdfs::perms::none);
+        EXPECT_NE(perms & stdfs::perms::others_exec, stdfs::perms::none);
+    }
     // Nothing beside it: no download folder, no moved-aside copy (or only one Windows still
     // holds open, which the next run removes).
     for (const auto& entry : stdfs::directory_iterator(installed.dir)) {
