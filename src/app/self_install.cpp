@@ -110,12 +110,8 @@ PathState update_user_path(const SelfInstallOptions& options, const std::string&
 
 stdfs::path default_install_dir(const util::Environment& env, bool windows) {
     if (windows) {
-        if (auto local = env_value(env, "LOCALAPPDATA", true); !local.empty()) {
+        if (auto local = util::windows_local_app_data(env); !local.empty()) {
             return util::path_from_utf8(local) / "Programs" / "aitk-env" / "bin";
-        }
-        if (auto profile = env_value(env, "USERPROFILE", true); !profile.empty()) {
-            return util::path_from_utf8(profile) / "AppData" / "Local" / "Programs" / "aitk-env" /
-                   "bin";
         }
         throw util::InputError(
             "cannot choose an install folder: LOCALAPPDATA and USERPROFILE are not set",

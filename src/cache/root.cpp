@@ -31,14 +31,11 @@ std::string join(std::string base, std::initializer_list<std::string_view> parts
 }  // namespace
 
 std::filesystem::path default_cache_root(const Environment& env, HostStyle host) {
-    if (std::string dir = lookup(env, "AITK_ENV_CACHE_DIR", host); !dir.empty()) return util::path_from_utf8(dir);
+    if (std::string dir = lookup(env, "AITK_ENV_CACHE_DIR", host); !dir.empty())
+        return util::path_from_utf8(dir);
     if (host == HostStyle::windows) {
-        if (std::string local = lookup(env, "LOCALAPPDATA", host); !local.empty()) {
+        if (std::string local = util::windows_local_app_data(env); !local.empty()) {
             return util::path_from_utf8(join(local, {"aitk-env", "cache"}, '\\'));
-        }
-        if (std::string profile = lookup(env, "USERPROFILE", host); !profile.empty()) {
-            return util::path_from_utf8(
-                join(profile, {"AppData", "Local", "aitk-env", "cache"}, '\\'));
         }
         throw util::InputError(
             "cannot choose a cache folder: LOCALAPPDATA and USERPROFILE are "

@@ -38,6 +38,16 @@ std::optional<std::string> environment_lookup(const Environment& env, std::strin
 #endif
 }
 
+std::string windows_local_app_data(const Environment& env) {
+    if (auto local = environment_lookup(env, "LOCALAPPDATA", true); local && !local->empty()) {
+        return *local;
+    }
+    auto profile = environment_lookup(env, "USERPROFILE", true);
+    if (!profile || profile->empty()) return {};
+    const bool separated = profile->back() == '\\' || profile->back() == '/';
+    return *profile + (separated ? "" : "\\") + "AppData\\Local";
+}
+
 Environment apply_environment_changes(Environment base, const EnvironmentChanges& changes,
                                       bool case_insensitive) {
     for (const auto& [name, value] : changes) {

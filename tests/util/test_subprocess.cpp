@@ -342,6 +342,19 @@ TEST(Environment, ChangesAndLookupsFollowTheCaseRule) {
     EXPECT_EQ(aitk::util::environment_lookup(env, "PATH", false), std::nullopt);
 }
 
+// The one place that knows where a Windows user's local application data is: the cache root
+// and `self install`'s folder both start from it.
+TEST(Environment, WindowsLocalAppDataFallsBackToTheProfile) {
+    using aitk::util::windows_local_app_data;
+    EXPECT_EQ(windows_local_app_data({{"LocalAppData", "D:\\L"}, {"USERPROFILE", "C:\\Users\\u"}}),
+              "D:\\L");
+    EXPECT_EQ(windows_local_app_data({{"LOCALAPPDATA", ""}, {"UserProfile", "C:\\Users\\u"}}),
+              "C:\\Users\\u\\AppData\\Local");
+    EXPECT_EQ(windows_local_app_data({{"USERPROFILE", "C:\\Users\\u\\"}}),
+              "C:\\Users\\u\\AppData\\Local");
+    EXPECT_EQ(windows_local_app_data({{"HOME", "/home/u"}}), "");
+}
+
 }  // namespace
 
 }  // namespace AITK_FILE_LOCAL

@@ -31,6 +31,10 @@ std::optional<std::string> environment_lookup(const Environment& env, std::strin
 // The same with the host's rule (case-insensitive on Windows only).
 std::optional<std::string> environment_lookup(const Environment& env, std::string_view name);
 
+// A Windows user's local application data folder as `env` names it: %LOCALAPPDATA%, else
+// %USERPROFILE%\AppData\Local (a service account may lack the first); empty when neither is set.
+std::string windows_local_app_data(const Environment& env);
+
 // `base` with `changes` applied (on Windows a change replaces any differently-cased name).
 Environment apply_environment_changes(Environment base, const EnvironmentChanges& changes,
                                       bool case_insensitive);
