@@ -32,9 +32,11 @@ mingw_deps() {
 
 # linux_deps ROOT ARCH: exports AITK_LINUX_DEPS (cmake/linux/static-deps.toolchain.cmake): as
 # set, else ROOT/build/linux-deps-ARCH, unpacked from
-# ../shared/linux-static/deps-ARCH-linux-gnu.tar.xz (or AITK_LINUX_DEPS_TARBALL). Returns 1, having
-# said why, when there is neither an archive nor an unpacked copy: building them here is not done
-# yet (issue 30; ../shared/linux-static/build-deps.sh is how they were made).
+# ../shared/linux-static/deps-ARCH-linux-gnu.tar.xz (or AITK_LINUX_DEPS_TARBALL) or, where no
+# prebuilt copy exists, built from Debian's sources by .ci/linux-deps ARCH (~10 min on 2 cores;
+# needs deb-src entries, see its header). A copy that build left unfinished
+# (.linux-deps-todo) is built again. Returns non-zero, after .ci/linux-deps said which step
+# failed, when that build fails.
 linux_deps() {
     local root=$1 arch=$2 tarball
     [ -n "${AITK_LINUX_DEPS:-}" ] && return 0
@@ -42,9 +44,9 @@ linux_deps() {
     tarball=${AITK_LINUX_DEPS_TARBALL:-$root/../shared/linux-static/deps-$arch-linux-gnu.tar.xz}
     if [ -f "$tarball" ]; then
         unpack_prebuilt "$tarball" "$AITK_LINUX_DEPS"
-    elif [ ! -f "$AITK_LINUX_DEPS/lib/libcurl.a" ]; then
-        echo "no static $arch dependencies: $tarball is missing and $AITK_LINUX_DEPS is empty" \
-            "(set AITK_LINUX_DEPS_TARBALL or AITK_LINUX_DEPS)" >&2
-        return 1
+    elif [ ! -f "$AITK_LINUX_DEPS/lib/libcurl.a" ] || [ -e "$AITK_LINUX_DEPS/.linux-deps-todo" ]; then
+        echo "no prebuilt static $arch dependencies ($tarball): building them into $AITK_LINUX_DEPS" >&2
+        # (STEPS and OUT emptied: a full build, nothing packed, whatever the caller's environment says)
+        PREFIX=$AITK_LINUX_DEPS J=$(nproc) STEPS='' OUT='' bash "$root/.ci/linux-deps" "$arch"
     fi
 }
