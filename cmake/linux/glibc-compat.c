@@ -27,44 +27,44 @@
 /* Random bytes from the kernel: getrandom(2) (glibc 2.25), and /dev/urandom where the syscall is
    missing (old kernels, some sandboxes). No source of randomness at all is a hard error: callers
    rely on the bytes being unpredictable, so returning anything else would be worse than abort. */
-void arc4random_buf(void *buf, size_t n) {
-  unsigned char *p = buf;
-  while (n > 0) {
-    ssize_t got = getrandom(p, n, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-      if (fd < 0) abort();
-      while (n > 0) {
-        got = read(fd, p, n);
+void arc4random_buf(void* buf, size_t n) {
+    unsigned char* p = buf;
+    while (n > 0) {
+        ssize_t got = getrandom(p, n, 0);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) abort();
+        if (got < 0) {
+            int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+            if (fd < 0) abort();
+            while (n > 0) {
+                got = read(fd, p, n);
+                if (got < 0 && errno == EINTR) continue;
+                if (got <= 0) abort();
+                p += got;
+                n -= (size_t)got;
+            }
+            close(fd);
+            return;
+        }
         p += got;
         n -= (size_t)got;
-      }
-      close(fd);
-      return;
     }
-    p += got;
-    n -= (size_t)got;
-  }
 }
 
 uint32_t arc4random(void) {
-  uint32_t v;
-  arc4random_buf(&v, sizeof v);
-  return v;
+    uint32_t v;
+    arc4random_buf(&v, sizeof v);
+    return v;
 }
 
 /* Uniform in [0, upper): values below 2^32 mod upper are drawn again, so that each residue is
    hit by the same number of 32-bit values (a plain r % upper would favour the small ones). */
 uint32_t arc4random_uniform(uint32_t upper) {
-  if (upper < 2) return 0;
-  uint32_t min = -upper % upper;
-  for (;;) {
-    uint32_t r = arc4random();
-    if (r >= min) return r % upper;
-  }
+    if (upper < 2) return 0;
+    uint32_t min = -upper % upper;
+    for (;;) {
+        uint32_t r = arc4random();
+        if (r >= min) return r % upper;
+    }
 }
 
 /* _dl_find_object(address, result): which loaded object (executable or shared library) maps
@@ -74,44 +74,45 @@ uint32_t arc4random_uniform(uint32_t upper) {
    unwinder reads on these targets are filled in. */
 #if DLFO_STRUCT_HAS_EH_DBASE
 /* Targets with a data base for unwind info (i386, nios2) need dlfo_eh_dbase too. */
-#error "glibc-compat.c only fills struct dl_find_object for targets without dlfo_eh_dbase (x86_64, aarch64)"
+#error \
+    "glibc-compat.c only fills struct dl_find_object for targets without dlfo_eh_dbase (x86_64, aarch64)"
 #endif
 struct find_data {
-  uintptr_t address;
-  struct dl_find_object *result;
-  int found;
+    uintptr_t address;
+    struct dl_find_object* result;
+    int found;
 };
 
-static int find_callback(struct dl_phdr_info *info, size_t size, void *arg) {
-  struct find_data *d = arg;
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  const ElfW(Phdr) *eh = NULL;
-  int inside = 0;
-  (void)size;
-  for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type == PT_LOAD) {
-      uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
-      if (start < lo) lo = start;
-      if (end > hi) hi = end;
-      if (d->address >= start && d->address < end) inside = 1;
-    } else if (ph->p_type == DLFO_EH_SEGMENT_TYPE) {
-      eh = ph;
+static int find_callback(struct dl_phdr_info* info, size_t size, void* arg) {
+    struct find_data* d = arg;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    const ElfW(Phdr)* eh = NULL;
+    int inside = 0;
+    (void)size;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD) {
+            uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+            if (start < lo) lo = start;
+            if (end > hi) hi = end;
+            if (d->address >= start && d->address < end) inside = 1;
+        } else if (ph->p_type == DLFO_EH_SEGMENT_TYPE) {
+            eh = ph;
+        }
     }
-  }
-  if (!inside) return 0; /* not this object: keep walking */
-  d->result->dlfo_flags = 0;
-  d->result->dlfo_map_start = (void *)lo;
-  d->result->dlfo_map_end = (void *)hi;
-  d->result->dlfo_link_map = NULL;
-  d->result->dlfo_eh_frame = eh ? (void *)(info->dlpi_addr + eh->p_vaddr) : NULL;
-  d->found = 1;
-  return 1; /* found: stop the walk */
+    if (!inside) return 0; /* not this object: keep walking */
+    d->result->dlfo_flags = 0;
+    d->result->dlfo_map_start = (void*)lo;
+    d->result->dlfo_map_end = (void*)hi;
+    d->result->dlfo_link_map = NULL;
+    d->result->dlfo_eh_frame = eh ? (void*)(info->dlpi_addr + eh->p_vaddr) : NULL;
+    d->found = 1;
+    return 1; /* found: stop the walk */
 }
 
 /* 0 and *RESULT filled in when an object maps ADDRESS, else -1 (as glibc's). */
-int _dl_find_object(void *address, struct dl_find_object *result) {
-  struct find_data d = {(uintptr_t)address, result, 0};
-  dl_iterate_phdr(find_callback, &d);
-  return d.found ? 0 : -1;
+int _dl_find_object(void* address, struct dl_find_object* result) {
+    struct find_data d = {(uintptr_t)address, result, 0};
+    dl_iterate_phdr(find_callback, &d);
+    return d.found ? 0 : -1;
 }
