@@ -11,6 +11,7 @@
 #include "aitk/install/wheel_install.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "build_test_support.hpp"
+#include "process_for_test.hpp"
 #include "wheel_builder.hpp"
 
 namespace aitk::build {
@@ -267,7 +268,7 @@ TEST_F(BuildTest, FailingBackendKeepsItsFilesForTheReproduceCommand) {
         EXPECT_NE(e.output_tail().find("ValueError: no compiler found"), std::string::npos);
         util::ProcessRequest rerun;
         rerun.argv = {"/bin/sh", "-c", e.reproduce_command()};
-        auto again = util::run_process(rerun);
+        auto again = aitk::test::run_process_for_test(rerun);
         ASSERT_TRUE(again);
         EXPECT_EQ(again->exit_code, 1);
         EXPECT_NE(again->err.find("ValueError: no compiler found"), std::string::npos);

@@ -34,6 +34,7 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/utf8.hpp"
 #include "child_role.hpp"
+#include "process_for_test.hpp"
 
 namespace AITK_FILE_LOCAL {
 
@@ -190,7 +191,7 @@ TEST(CacheConcurrency, ProcessesFillingOneCacheNeverExposeHalfEntries) {
                                         aitk::util::utf8_of(go));
         request.timeout = std::chrono::minutes(5);
         children.push_back(std::async(std::launch::async, [request] {
-            auto r = aitk::util::run_process(request);
+            auto r = aitk::test::run_process_for_test(request);
             return r ? std::optional<aitk::util::ProcessResult>(*r) : std::nullopt;
         }));
     }

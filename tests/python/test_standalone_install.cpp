@@ -16,6 +16,7 @@
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 #include "http_server.hpp"
+#include "process_for_test.hpp"
 #include "python_test_support.hpp"
 
 namespace AITK_FILE_LOCAL {
@@ -380,7 +381,7 @@ TEST(StandaloneInstallRealTree, InstallsAndHostsAVenv) {
                 "import sys; print(sys.prefix); print(sys.base_prefix)"};
     req.environment = aitk::util::Environment{{"PATH", "/usr/bin:/bin"}};
     req.timeout = 30s;
-    auto r = aitk::util::run_process(req);
+    auto r = aitk::test::run_process_for_test(req);
     ASSERT_TRUE(r && r->succeeded()) << (r ? r->err : r.error().message);
     EXPECT_EQ(r->out, prefix.string() + "\n" + home.string() + "\n");
 }

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "aitk/util/subprocess.hpp"
+#include "process_for_test.hpp"
 #include "python_test_support.hpp"
 
 namespace AITK_FILE_LOCAL {
@@ -58,7 +59,7 @@ aitk::util::ProcessResult run(std::vector<std::string> argv) {
     req.argv = std::move(argv);
     req.environment = aitk::util::Environment{{"PATH", "/usr/bin:/bin"}};
     req.timeout = 60s;
-    auto r = aitk::util::run_process(req);
+    auto r = aitk::test::run_process_for_test(req);
     if (!r) throw std::runtime_error(r.error().message);
     return *r;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "aitk/util/subprocess.hpp"
+#include "process_for_test.hpp"
 
 namespace aitk::test {
 
@@ -35,24 +36,6 @@ inline std::string shell_quote(const std::string& s) {
         }
     }
     return q + "'";
-}
-
-// util::run_process, tried again when Wine refuses to start a process for lack of handles:
-// with eight test processes starting at once its CreateProcess has failed with
-// ERROR_TOO_MANY_OPEN_FILES (4) under a 20000-file limit, and the same test passed alone. Real
-// Windows never answers so for three handles; any other start error is returned at once.
-inline util::Expected<util::ProcessResult, util::ProcessStartError> run_process_for_test(
-    const util::ProcessRequest& request) {
-    auto result = util::run_process(request);
-#ifdef _WIN32
-    constexpr int too_many_open_files = 4;
-    for (int attempt = 1; attempt < 4 && !result && result.error().os_error == too_many_open_files;
-         ++attempt) {
-        std::this_thread::sleep_for(std::chrono::seconds(attempt));
-        result = util::run_process(request);
-    }
-#endif
-    return result;
 }
 
 // `env` entries are `env` arguments: "NAME=value" sets, "-u NAME" unsets. Runs through
