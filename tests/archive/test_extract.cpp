@@ -134,6 +134,12 @@ struct Hostile {
     std::string member;
     std::string says;
     ExtractOptions options = {};
+    // A member of this many zero bytes, appended when the archive is written: the corpus is
+    // made when the test binary starts, for every test in it, and gtest copies each parameter
+    // several times (8 MiB held here made each start of test_archive take 0.2 s, 0.75 s under
+    // Wine).
+    std::string zeros_member = {};
+    std::size_t zeros_bytes = 0;
 };
 
 class HostileArchive : public ::testing::TestWithParam<Hostile> {};
@@ -144,7 +150,10 @@ void expect_refused(const Hostile& h, const ExtractOptions& options) {
     fs::path work = dir.path() / "work";
     fs::create_directories(work);
     fs::path archive = dir.path() / ("hostile." + std::string(to_string(h.format)));
-    write_archive(archive, h.format, h.entries, unsorted());
+    std::vector<WriteEntry> entries = h.entries;
+    if (h.zeros_bytes > 0)
+        entries.push_back(WriteEntry::file(h.zeros_member, std::string(h.zeros_bytes, '\0')));
+    write_archive(archive, h.format, entries, unsorted());
     try {
         extract(archive, work / "dest", options);
         FAIL() << h.name << " was extracted";
@@ -309,14 +318,11 @@ std::vector<Hostile> hostile_corpus() {
                  "a",
                  "more than once"});
     {
-        Hostile bomb{"bomb_like_size",
-                     Format::zip,
-                     {WriteEntry::file("small.txt", "ok"),
-                      WriteEntry::file("zeros.bin", std::string(8u << 20, '\0'))},
-                     Problem::too_large,
-                     "zeros.bin",
-                     "zip bomb"};
+        Hostile bomb{"bomb_like_size",   Format::zip, {WriteEntry::file("small.txt", "ok")},
+                     Problem::too_large, "zeros.bin", "zip bomb"};
         bomb.options.max_total_bytes = 1u << 20;
+        bomb.zeros_member = "zeros.bin";
+        bomb.zeros_bytes = 8u << 20;
         c.push_back(bomb);
     }
     {
