@@ -197,12 +197,25 @@ Expected<ProcessResult, ProcessStartError> run_process(const ProcessRequest& req
     std::wstring cwd = request.working_directory.wstring();
     PROCESS_INFORMATION info{};
     const auto started = std::chrono::steady_clock::now();
-    BOOL created = CreateProcessW(
-        program->wstring().c_str(), command_line.data(), nullptr, nullptr, TRUE,
-        CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW |
-            EXTENDED_STARTUPINFO_PRESENT,
-        env_block.data(), cwd.empty() ? nullptr : cwd.c_str(), &startup.StartupInfo, &info);
+    auto create = [&] {
+        return CreateProcessW(
+            program->wstring().c_str(), command_line.data(), nullptr, nullptr, TRUE,
+            CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW |
+                EXTENDED_STARTUPINFO_PRESENT,
+            env_block.data(), cwd.empty() ? nullptr : cwd.c_str(), &startup.StartupInfo, &info);
+    };
+    BOOL created = create();
     DWORD create_error = GetLastError();
+    // Wine answers ERROR_INTERNAL_ERROR when the new process ended before it reported in (Wine 8,
+    // dlls/ntdll/unix/process.c): nothing of the program ran, and the same start succeeds when
+    // tried again. It happened about once in several thousand starts of CI's Windows suite, both
+    // for the tests' aitk-env and for aitk-env's interpreter probe. Windows itself does not give
+    // this answer for a program that exists, so the retries cost nothing there.
+    for (int retry = 1; !created && create_error == ERROR_INTERNAL_ERROR && retry <= 2; ++retry) {
+        Sleep(static_cast<DWORD>(100 * retry));
+        created = create();
+        create_error = GetLastError();
+    }
     DeleteProcThreadAttributeList(attrs);
     if (!created) {
         return Err(ProcessStartError{
