@@ -206,13 +206,18 @@ Expected<ProcessResult, ProcessStartError> run_process(const ProcessRequest& req
     };
     BOOL created = create();
     DWORD create_error = GetLastError();
-    // Wine answers ERROR_INTERNAL_ERROR when the new process ended before it reported in (Wine 8,
-    // dlls/ntdll/unix/process.c): nothing of the program ran, and the same start succeeds when
-    // tried again. It happened about once in several thousand starts of CI's Windows suite, both
-    // for the tests' aitk-env and for aitk-env's interpreter probe. Windows itself does not give
-    // this answer for a program that exists, so the retries cost nothing there.
-    for (int retry = 1; !created && create_error == ERROR_INTERNAL_ERROR && retry <= 2; ++retry) {
-        Sleep(static_cast<DWORD>(100 * retry));
+    // Two answers come from Wine, not from the program, and the same start succeeds when tried
+    // again; nothing of the program has run. ERROR_INTERNAL_ERROR: the new process ended before
+    // it reported in (Wine 8, dlls/ntdll/unix/process.c), about once in several thousand starts
+    // of CI's Windows suite, for the tests' aitk-env and for aitk-env's interpreter probe.
+    // ERROR_TOO_MANY_OPEN_FILES: the one wineserver of a run held too many handles while eight
+    // test processes started at once. Windows gives neither answer for a program that exists and
+    // three handles, so the retries cost nothing there.
+    for (int retry = 1;
+         !created && retry <= 3 &&
+         (create_error == ERROR_INTERNAL_ERROR || create_error == ERROR_TOO_MANY_OPEN_FILES);
+         ++retry) {
+        Sleep(static_cast<DWORD>(500 * retry));
         created = create();
         create_error = GetLastError();
     }

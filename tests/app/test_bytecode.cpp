@@ -12,7 +12,6 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::app {
 namespace AITK_FILE_LOCAL {
@@ -26,7 +25,7 @@ class BytecodeTest : public ::testing::Test {
         util::ProcessRequest venv;
         venv.argv = {python312.string(), "-m", "venv", "--without-pip",
                      (work.path() / "venv").string()};
-        auto made = aitk::test::run_process_for_test(venv);
+        auto made = util::run_process(venv);
         ASSERT_TRUE(made && made->succeeded()) << (made ? made->err : made.error().message);
         auto read = install::PrefixLayout::read(work.path() / "venv", false);
         ASSERT_TRUE(read);
@@ -70,7 +69,7 @@ TEST_F(BytecodeTest, GoodModulesGetPycFilesAndASyntaxErrorIsSkipped) {
     util::ProcessRequest run;
     run.argv = {layout.python.string(), "-c",
                 "import pkg, pkg.core; print(pkg.answer(), pkg.core.__cached__)"};
-    auto ran = aitk::test::run_process_for_test(run);
+    auto ran = util::run_process(run);
     ASSERT_TRUE(ran && ran->succeeded()) << (ran ? ran->err : ran.error().message);
     EXPECT_EQ(ran->out, "42 " + pyc(files[1]).string() + "\n");
 }

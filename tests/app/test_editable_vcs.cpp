@@ -13,7 +13,6 @@
 #include "aitk/install/wheel_install.hpp"
 #include "aitk/util/error.hpp"
 #include "app_calls.hpp"
-#include "process_for_test.hpp"
 #include "source_test_support.hpp"
 
 namespace aitk::app {
@@ -123,7 +122,7 @@ class EditableVcsTest : public ::testing::Test {
                     "import site, sys; site.addsitedir(sys.argv[1]); import git_demo; "
                     "print(git_demo.VALUE, git_demo.__file__)",
                     purelib.string()};
-        auto ran = aitk::test::run_process_for_test(run);
+        auto ran = util::run_process(run);
         EXPECT_TRUE(ran && ran->succeeded()) << (ran ? ran->err : ran.error().message);
         return ran ? ran->out : std::string();
     }

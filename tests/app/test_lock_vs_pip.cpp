@@ -28,7 +28,6 @@
 #include "aitk/util/subprocess.hpp"
 #include "app_calls.hpp"
 #include "generated_scenario.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::app {
 namespace AITK_FILE_LOCAL {
@@ -157,7 +156,7 @@ void run_all(std::vector<PipRun*>& runs) {
     std::atomic<std::size_t> next{0};
     auto work = [&] {
         for (std::size_t i = next++; i < runs.size(); i = next++) {
-            auto outcome = aitk::test::run_process_for_test(runs[i]->request);
+            auto outcome = util::run_process(runs[i]->request);
             if (outcome) {
                 runs[i]->result = std::move(*outcome);
             } else {

@@ -21,7 +21,6 @@
 #include "aitk/pep/metadata.hpp"
 #include "aitk/pep/requirement.hpp"
 #include "aitk/resolve/resolver.hpp"
-#include "process_for_test.hpp"
 #include "source_test_support.hpp"
 
 namespace aitk::app {
@@ -187,7 +186,7 @@ TEST_F(SourceBuildsTest, BuildsAGitCommitAndAnSdistThenFindsThemInTheCache) {
     run.argv = {build::test::python312.string(), "-c",
                 "import git_demo, sdist_demo; print(git_demo.VALUE, sdist_demo.VALUE)"};
     run.environment_changes = {{"PYTHONPATH", layout.purelib.string()}};
-    auto ran = aitk::test::run_process_for_test(run);
+    auto ran = util::run_process(run);
     ASSERT_TRUE(ran && ran->succeeded()) << (ran ? ran->err : ran.error().message);
     EXPECT_EQ(ran->out, "42 42\n");
 }

@@ -12,7 +12,6 @@
 #include "aitk/python/discovery.hpp"
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 #include "test_files.hpp"
 
 namespace aitk::build::test {
@@ -60,7 +59,7 @@ inline std::string run(const std::vector<std::string>& argv, const fs::path& cwd
         {"GIT_DIR", std::nullopt},   {"GIT_CONFIG_NOSYSTEM", "1"},
         {"GIT_AUTHOR_NAME", "t"},    {"GIT_AUTHOR_EMAIL", "t@example.org"},
         {"GIT_COMMITTER_NAME", "t"}, {"GIT_COMMITTER_EMAIL", "t@example.org"}};
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = util::run_process(request);
     EXPECT_TRUE(result && result->succeeded())
         << argv[0] << " " << (argv.size() > 1 ? argv[1] : "") << ": "
         << (result ? result->err : result.error().message);

@@ -11,7 +11,6 @@
 #include "aitk/install/wheel_install.hpp"
 #include "aitk/pep/metadata.hpp"
 #include "build_test_support.hpp"
-#include "process_for_test.hpp"
 #include "wheel_builder.hpp"
 
 namespace aitk::build {
@@ -268,7 +267,7 @@ TEST_F(BuildTest, FailingBackendKeepsItsFilesForTheReproduceCommand) {
         EXPECT_NE(e.output_tail().find("ValueError: no compiler found"), std::string::npos);
         util::ProcessRequest rerun;
         rerun.argv = {"/bin/sh", "-c", e.reproduce_command()};
-        auto again = aitk::test::run_process_for_test(rerun);
+        auto again = util::run_process(rerun);
         ASSERT_TRUE(again);
         EXPECT_EQ(again->exit_code, 1);
         EXPECT_NE(again->err.find("ValueError: no compiler found"), std::string::npos);

@@ -4,7 +4,6 @@
 
 #include "aitk/build/error.hpp"
 #include "build_test_support.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::build {
 namespace AITK_FILE_LOCAL {
@@ -186,7 +185,7 @@ TEST(Hooks, FailingHookGivesTracebackTailAndReproduceCommand) {
         // The command reruns the hook, printing to the terminal.
         util::ProcessRequest rerun;
         rerun.argv = {"/bin/sh", "-c", e.reproduce_command()};
-        auto again = aitk::test::run_process_for_test(rerun);
+        auto again = util::run_process(rerun);
         ASSERT_TRUE(again);
         EXPECT_EQ(again->exit_code, 1);
         EXPECT_NE(again->out.find("noise line 99"), std::string::npos);

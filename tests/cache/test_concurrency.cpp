@@ -34,7 +34,6 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/utf8.hpp"
 #include "child_role.hpp"
-#include "process_for_test.hpp"
 
 namespace AITK_FILE_LOCAL {
 
@@ -191,7 +190,7 @@ TEST(CacheConcurrency, ProcessesFillingOneCacheNeverExposeHalfEntries) {
                                         aitk::util::utf8_of(go));
         request.timeout = std::chrono::minutes(5);
         children.push_back(std::async(std::launch::async, [request] {
-            auto r = aitk::test::run_process_for_test(request);
+            auto r = aitk::util::run_process(request);
             return r ? std::optional<aitk::util::ProcessResult>(*r) : std::nullopt;
         }));
     }

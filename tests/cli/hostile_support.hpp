@@ -273,7 +273,7 @@ inline CliResult cli_with_cache(const VictimWorld& world, const std::filesystem:
     }
     request.timeout = limit;
     CliResult r;
-    auto result = run_process_for_test(request);
+    auto result = util::run_process(request);
     if (!result) {
         r.err = "cannot start aitk-env: " + result.error().message;
         return r;

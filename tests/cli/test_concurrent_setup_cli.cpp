@@ -96,7 +96,7 @@ class ConcurrentSetup : public ::testing::Test {
         request.environment = environment();
         request.working_directory = work.path();
         request.timeout = std::chrono::minutes(2);
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         if (!result) return {-1, "", result.error().message};
         return {result->end == util::ProcessEnd::exited ? result->exit_code : -1, result->out,
                 result->err + "\n(" + result->describe() + ")"};

@@ -8,7 +8,6 @@
 
 #include "../platform/fake_machine.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace AITK_FILE_LOCAL {
 
@@ -49,7 +48,7 @@ class DoctorCli : public ::testing::Test {
         req.argv.insert(req.argv.end(), args.begin(), args.end());
         req.environment = env;
         req.timeout = 60s;
-        auto r = aitk::test::run_process_for_test(req);
+        auto r = aitk::util::run_process(req);
         DoctorRun out;
         if (!r) {
             ADD_FAILURE() << r.error().message;

@@ -46,7 +46,7 @@ util::ProcessResult python(std::vector<std::string> args, const std::string& std
     request.environment_changes["PIP_CONFIG_FILE"] = "/dev/null";
     request.environment_changes["PYTHONDONTWRITEBYTECODE"] = "1";
     request.timeout = std::chrono::seconds(180);
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = util::run_process(request);
     if (!result) throw std::runtime_error(result.error().message);
     return *result;
 }

@@ -26,7 +26,7 @@ class SmallDisk {
         stdfs::create_directories(where);
         util::ProcessRequest mount;
         mount.argv = {"mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", where.string()};
-        auto r = aitk::test::run_process_for_test(mount);
+        auto r = util::run_process(mount);
         if (!r || !r->succeeded()) {
             skip = "cannot mount a tmpfs (needs root with CAP_SYS_ADMIN): " +
                    (r ? r->err : r.error().message);
@@ -38,7 +38,7 @@ class SmallDisk {
         if (!mounted_) return;
         util::ProcessRequest umount;
         umount.argv = {"umount", "-l", where_.string()};
-        (void)aitk::test::run_process_for_test(umount);
+        (void)util::run_process(umount);
     }
     SmallDisk(const SmallDisk&) = delete;
     SmallDisk& operator=(const SmallDisk&) = delete;

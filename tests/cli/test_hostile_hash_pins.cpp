@@ -136,7 +136,7 @@ class HashPins : public ::testing::Test {
                                  "PIP_REQUIRE_HASHES", "http_proxy", "https_proxy"})
             request.environment_changes[name] = std::nullopt;
         request.timeout = std::chrono::minutes(2);
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         if (!result) return std::nullopt;
         stdfs::remove_all(dir / "pip-downloads");
         return result->exit_code == 0;

@@ -101,7 +101,7 @@ class HostileScripts : public ::testing::Test {
         request.environment_changes["HOME"] = world->path("home").string();
         request.environment_changes["PYTHONPATH"] = std::nullopt;
         request.environment_changes["PYTHONHOME"] = std::nullopt;
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         EXPECT_TRUE(result.has_value()) << argv.front();
         return result ? *result : util::ProcessResult{};
     }

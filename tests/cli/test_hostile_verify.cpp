@@ -227,7 +227,7 @@ TEST_F(HostileVerify, AVenvNoSetupFinishedInIsIncomplete) {
     const auto prefix = world->path("bare-venv");
     util::ProcessRequest venv;
     venv.argv = {hostile_python, "-m", "venv", "--without-pip", prefix.string()};
-    auto made = aitk::test::run_process_for_test(venv);
+    auto made = util::run_process(venv);
     ASSERT_TRUE(made && made->succeeded());
 
     auto json = verify_json(prefix, 4);

@@ -15,7 +15,6 @@
 #include "aitk/fs/hash.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::test {
 namespace AITK_FILE_LOCAL {
@@ -121,7 +120,7 @@ class PylockSourcesCli : public ::testing::Test {
                                                 {"AITK_ENV_NVIDIA_SMI", "/nonexistent"}};
         request.working_directory = work.path();
         request.timeout = std::chrono::minutes(3);
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         if (!result) return {-1, "", result.error().message};
         return {result->end == util::ProcessEnd::exited ? result->exit_code : -1, result->out,
                 result->err};
@@ -159,7 +158,7 @@ class PylockSourcesCli : public ::testing::Test {
                         "dir_demo.VALUE)"};
         request.environment = util::Environment{{"PATH", "/usr/bin:/bin"}};
         request.timeout = std::chrono::minutes(1);
-        auto ran = aitk::test::run_process_for_test(request);
+        auto ran = util::run_process(request);
         ASSERT_TRUE(ran);
         EXPECT_EQ(ran->exit_code, 0) << ran->err;
         EXPECT_EQ(ran->out, "42 42 42 42\n");

@@ -18,7 +18,6 @@
 #include "aitk/util/subprocess.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::test {
 namespace AITK_FILE_LOCAL {
@@ -163,7 +162,7 @@ class PyprojectCli : public ::testing::Test {
                                            .string();
         request.working_directory = cwd.empty() ? project : cwd;
         request.timeout = std::chrono::minutes(3);
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         if (!result) return {-1, "", result.error().message};
         return {result->end == util::ProcessEnd::exited ? result->exit_code : -1, result->out,
                 result->err};

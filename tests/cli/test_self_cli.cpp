@@ -265,7 +265,7 @@ std::string registry_user_path() {
     aitk::util::ProcessRequest request;
     request.argv = {"reg", "query", "HKCU\\Environment", "/v", "Path"};
     request.timeout = std::chrono::seconds(60);
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = aitk::util::run_process(request);
     return result ? result->out : std::string();
 }
 

@@ -11,7 +11,6 @@
 #include "../index/index_test_support.hpp"
 #include "aitk/fs/file.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::test {
 namespace AITK_FILE_LOCAL {
@@ -73,7 +72,7 @@ class SetupDryRun : public TorchMirrorTest {
         request.environment = env;
         request.working_directory = work.path();
         request.timeout = std::chrono::minutes(5);
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         if (!result) return {-1, "", result.error().message};
         return {result->end == util::ProcessEnd::exited ? result->exit_code : -1, result->out,
                 result->err};

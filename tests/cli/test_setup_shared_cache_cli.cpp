@@ -14,7 +14,6 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/lock/lockfile.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::test {
 namespace AITK_FILE_LOCAL {
@@ -61,7 +60,7 @@ class SetupSharedCache : public TorchMirrorTest {
         };
         request.working_directory = work.path();
         request.timeout = std::chrono::minutes(5);
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         if (!result) return {-1, "", result.error().message};
         return {
             result->succeeded() || result->end == util::ProcessEnd::exited ? result->exit_code : -1,

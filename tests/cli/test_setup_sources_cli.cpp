@@ -15,7 +15,6 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::test {
 namespace AITK_FILE_LOCAL {
@@ -149,7 +148,7 @@ class SetupSourcesCli : public ::testing::Test {
                                                 {"AITK_ENV_NVIDIA_SMI", "/nonexistent"}};
         request.working_directory = work.path();
         request.timeout = std::chrono::minutes(3);
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         if (!result) return {-1, "", result.error().message};
         return {result->end == util::ProcessEnd::exited ? result->exit_code : -1, result->out,
                 result->err};
@@ -163,7 +162,7 @@ class SetupSourcesCli : public ::testing::Test {
                                                 {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
                                                 {"PIP_NO_INPUT", "1"}};
         request.timeout = std::chrono::minutes(1);
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         if (!result) return {-1, "", result.error().message};
         return {result->end == util::ProcessEnd::exited ? result->exit_code : -1, result->out,
                 result->err};

@@ -107,7 +107,7 @@ class SnapshotCli : public ::testing::Test {
         util::ProcessRequest venv;
         venv.argv = {python311.string(), "-m", "venv", path(name)};
         if (!seeded) venv.argv.push_back("--without-pip");
-        auto made = aitk::test::run_process_for_test(venv);
+        auto made = util::run_process(venv);
         ASSERT_TRUE(made && made->succeeded()) << (made ? made->err : "cannot start python");
         util::ProcessRequest pip;
         if (seeded) {
@@ -121,7 +121,7 @@ class SnapshotCli : public ::testing::Test {
         pip.environment = util::Environment{
             {"PATH", "/usr/bin:/bin"}, {"HOME", path("home")}, {"PIP_CONFIG_FILE", "/dev/null"}};
         pip.timeout = std::chrono::seconds(120);
-        auto installed = aitk::test::run_process_for_test(pip);
+        auto installed = util::run_process(pip);
         ASSERT_TRUE(installed && installed->succeeded())
             << (installed ? installed->out + installed->err : "cannot start pip");
     }

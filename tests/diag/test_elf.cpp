@@ -14,7 +14,6 @@
 #include "aitk/util/subprocess.hpp"
 #include "image_bytes.hpp"
 #include "native_fixtures.hpp"
-#include "process_for_test.hpp"
 
 namespace AITK_FILE_LOCAL {
 
@@ -44,7 +43,7 @@ void gcc(const std::vector<std::string>& argv) {
     aitk::util::ProcessRequest request;
     request.argv = {"gcc"};
     request.argv.insert(request.argv.end(), argv.begin(), argv.end());
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = aitk::util::run_process(request);
     ASSERT_TRUE(result && result->succeeded()) << (result ? result->err : result.error().message);
 }
 
@@ -275,7 +274,7 @@ TEST(ElfReader, StaticExecutableAndObjectFileHaveNoDynamicSection) {
 
     aitk::util::ProcessRequest request;
     request.argv = {"gcc", "-static", "-o", exe, c};
-    auto built = aitk::test::run_process_for_test(request);
+    auto built = aitk::util::run_process(request);
     if (!built || !built->succeeded()) GTEST_SKIP() << "no static libc to link against";
     auto s = read_ok(load(exe));
     EXPECT_FALSE(s.has_dynamic);

@@ -17,7 +17,6 @@
 #include "aitk/util/subprocess.hpp"
 #include "image_bytes.hpp"
 #include "native_fixtures.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::diag {
 bool operator==(const LdCacheEntry& a, const LdCacheEntry& b) {
@@ -181,7 +180,7 @@ std::optional<std::string> run_ldconfig(const fs::path& root, const std::string&
     aitk::util::ProcessRequest request;
     request.argv = {ldconfig->string(), "-X", "-c",         format, "-r", root.string(), "-C",
                     "/cache." + format, "-f", "/ld.so.conf"};
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = aitk::util::run_process(request);
     if (!result) return result.error().message;
     if (!result->succeeded()) return "ldconfig failed: " + result->err;
     return std::nullopt;

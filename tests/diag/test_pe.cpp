@@ -11,7 +11,6 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
 #include "native_fixtures.hpp"
-#include "process_for_test.hpp"
 
 namespace AITK_FILE_LOCAL {
 
@@ -205,7 +204,7 @@ TEST_F(PeReader, ConsoleAndGuiExecutablesAreNotDllsAndKeepTheirSubsystem) {
     aitk::util::ProcessRequest request;
     request.argv = {"x86_64-w64-mingw32-gcc", "-mwindows", "-o", gui.string(), source.string()};
     request.timeout = std::chrono::milliseconds(120'000);
-    auto built = aitk::test::run_process_for_test(request);
+    auto built = aitk::util::run_process(request);
     ASSERT_TRUE(built && built->succeeded());
     image = parse_ok(load(gui));
     EXPECT_FALSE(image.is_dll);

@@ -20,7 +20,6 @@
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 #include "child_role.hpp"
-#include "process_for_test.hpp"
 
 #ifdef _WIN32
 #include <process.h>
@@ -73,7 +72,7 @@ std::future<aitk::util::ProcessResult> hold_in_other_process(const fs::path& fil
                                      aitk::util::utf8_of(file));
     request.timeout = kill_after;
     auto ended = std::async(std::launch::async, [request] {
-        auto r = aitk::test::run_process_for_test(request);
+        auto r = aitk::util::run_process(request);
         EXPECT_TRUE(r) << r.error().message;
         return r ? *r : aitk::util::ProcessResult{};
     });

@@ -16,7 +16,6 @@
 #include "aitk/install/wheel_install.hpp"
 #include "aitk/pep/name.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 #include "wheel_builder.hpp"
 
 namespace AITK_FILE_LOCAL {
@@ -88,7 +87,7 @@ class PipInterop : public ::testing::Test {
                                        {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
                                        {"PIP_NO_INDEX", "1"},
                                        {"PIP_NO_INPUT", "1"}};
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = aitk::util::run_process(request);
         EXPECT_TRUE(result.has_value()) << (result ? "" : result.error().message);
         return result ? *result : aitk::util::ProcessResult{};
     }

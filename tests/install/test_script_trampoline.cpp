@@ -17,7 +17,6 @@
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/shell_quote.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::install {
 namespace AITK_FILE_LOCAL {
@@ -83,7 +82,7 @@ class ScriptTrampoline : public ::testing::Test {
         request.environment_changes["HOME"] = (dir.path() / "home").string();
         request.environment_changes["PYTHONPATH"] = std::nullopt;
         request.environment_changes["PYTHONHOME"] = std::nullopt;
-        auto result = aitk::test::run_process_for_test(request);
+        auto result = util::run_process(request);
         EXPECT_TRUE(result.has_value()) << argv.front();
         return result ? *result : util::ProcessResult{};
     }

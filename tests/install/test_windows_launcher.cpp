@@ -19,7 +19,6 @@
 #include "aitk/install/wheel_install.hpp"
 #include "aitk/util/error.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 #include "wheel_builder.hpp"
 
 namespace AITK_FILE_LOCAL {
@@ -50,7 +49,7 @@ aitk::util::ProcessResult run(std::vector<std::string> argv,
     aitk::util::ProcessRequest request;
     request.argv = std::move(argv);
     request.environment_changes = std::move(changes);
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = aitk::util::run_process(request);
     if (!result) throw std::runtime_error(result.error().message);
     return *result;
 }

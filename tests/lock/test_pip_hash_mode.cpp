@@ -16,7 +16,6 @@
 #include "aitk/util/subprocess.hpp"
 #include "http_server.hpp"
 #include "mirror_builder.hpp"
-#include "process_for_test.hpp"
 #include "wheel_builder.hpp"
 
 namespace aitk::lock {
@@ -75,7 +74,7 @@ PipRun pip_dry_run(const stdfs::path& requirements) {
         request.environment_changes[proxy] = std::nullopt;
     }
     request.timeout = std::chrono::seconds(120);
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = util::run_process(request);
     if (!result) throw std::runtime_error(result.error().message);
     PipRun run{std::move(*result), nullptr};
     if (run.result.succeeded()) run.report = nlohmann::json::parse(run.result.out);

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::test {
 
@@ -47,7 +46,7 @@ inline std::optional<std::string> python_with_pyyaml() {
         if (!std::filesystem::exists(candidate)) continue;
         util::ProcessRequest request;
         request.argv = {candidate, "-c", "import yaml"};
-        const auto result = aitk::test::run_process_for_test(request);
+        const auto result = util::run_process(request);
         if (result && result->succeeded()) return std::string(candidate);
     }
     return std::nullopt;
@@ -73,7 +72,7 @@ sys.stdout.write(json.dumps(text(doc)))
     util::ProcessRequest request;
     request.argv = {python, "-c", script};
     request.stdin_data = text;
-    const auto result = aitk::test::run_process_for_test(request);
+    const auto result = util::run_process(request);
     if (!result || !result->succeeded()) {
         throw std::runtime_error("PyYAML failed: " +
                                  (result ? result->err : result.error().message));

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "fake_machine.hpp"
-#include "process_for_test.hpp"
 
 namespace AITK_FILE_LOCAL {
 
@@ -111,7 +110,7 @@ TEST(LibcudaProbe, FakeHonoursAnEmptyVisibleDevicesListLikeTheRealOne) {
     req.argv = {AITK_LIBCUDA_PROBE_HELPER, lib.string()};
     req.environment = base_env();
     req.environment_changes = {{"CUDA_VISIBLE_DEVICES", ""}};
-    auto run = aitk::test::run_process_for_test(req);
+    auto run = aitk::util::run_process(req);
     ASSERT_TRUE(run);
     auto report = parse_libcuda_report(run->out);
     ASSERT_TRUE(report);

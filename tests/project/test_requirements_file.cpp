@@ -11,7 +11,6 @@
 
 #include "aitk/fs/temp.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 #include "test_data.hpp"
 
 namespace aitk::project {
@@ -684,7 +683,7 @@ std::optional<nlohmann::json> pip_reads(const Tree& tree, const std::vector<std:
     request.environment = environment;
     request.environment->emplace("PYTHONDONTWRITEBYTECODE", "1");
     request.timeout = std::chrono::seconds(60);
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = util::run_process(request);
     if (!result || !result->succeeded()) {
         ADD_FAILURE() << "pip did not run: " << (result ? result->err : result.error().message);
         return std::nullopt;

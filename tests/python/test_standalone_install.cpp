@@ -16,7 +16,6 @@
 #include "aitk/util/subprocess.hpp"
 #include "aitk/util/utf8.hpp"
 #include "http_server.hpp"
-#include "process_for_test.hpp"
 #include "python_test_support.hpp"
 
 namespace AITK_FILE_LOCAL {
@@ -381,7 +380,7 @@ TEST(StandaloneInstallRealTree, InstallsAndHostsAVenv) {
                 "import sys; print(sys.prefix); print(sys.base_prefix)"};
     req.environment = aitk::util::Environment{{"PATH", "/usr/bin:/bin"}};
     req.timeout = 30s;
-    auto r = aitk::test::run_process_for_test(req);
+    auto r = aitk::util::run_process(req);
     ASSERT_TRUE(r && r->succeeded()) << (r ? r->err : r.error().message);
     EXPECT_EQ(r->out, prefix.string() + "\n" + home.string() + "\n");
 }

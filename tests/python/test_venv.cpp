@@ -10,7 +10,6 @@
 #include <map>
 
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 #include "python_test_support.hpp"
 
 namespace AITK_FILE_LOCAL {
@@ -59,7 +58,7 @@ aitk::util::ProcessResult run(std::vector<std::string> argv) {
     req.argv = std::move(argv);
     req.environment = aitk::util::Environment{{"PATH", "/usr/bin:/bin"}};
     req.timeout = 60s;
-    auto r = aitk::test::run_process_for_test(req);
+    auto r = aitk::util::run_process(req);
     if (!r) throw std::runtime_error(r.error().message);
     return *r;
 }

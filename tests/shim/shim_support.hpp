@@ -10,7 +10,6 @@
 
 #include "aitk/util/strings.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::shim::test {
 
@@ -29,7 +28,7 @@ inline util::ProcessResult run(std::vector<std::string> argv,
     request.argv = std::move(argv);
     request.environment = std::move(environment);
     request.working_directory = std::move(working_directory);
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = util::run_process(request);
     if (!result) {
         ADD_FAILURE() << "cannot start " << request.argv.front() << ": " << result.error().message;
         return {};

@@ -9,7 +9,6 @@
 #include "aitk/fs/file.hpp"
 #include "aitk/fs/temp.hpp"
 #include "aitk/shim/shims.hpp"
-#include "process_for_test.hpp"
 #include "shim_support.hpp"
 
 namespace aitk::shim {
@@ -201,7 +200,7 @@ TEST_F(PosixShims, RunsPythonByDefaultAndPassesArgumentsAndStatusThrough) {
     request.argv = {scripts() + "/aitk-run"};
     request.environment = user;
     request.stdin_data = script;
-    auto python = aitk::test::run_process_for_test(request);
+    auto python = util::run_process(request);
     ASSERT_TRUE(python && python->succeeded()) << (python ? python->err : "");
     EXPECT_EQ(python->out, expected);
     // A bare `python` is found in the prefix first.

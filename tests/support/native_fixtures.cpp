@@ -6,7 +6,6 @@
 
 #include "aitk/fs/file.hpp"
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::test {
 
@@ -33,7 +32,7 @@ void run_build_tool(const std::vector<std::string>& argv, const stdfs::path& cwd
     request.argv = argv;
     request.working_directory = cwd;
     request.timeout = std::chrono::milliseconds(120'000);
-    auto result = aitk::test::run_process_for_test(request);
+    auto result = util::run_process(request);
     if (!result) throw std::runtime_error(argv[0] + ": " + result.error().message);
     if (!result->succeeded()) {
         std::string cmd;

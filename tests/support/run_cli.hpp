@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "aitk/util/subprocess.hpp"
-#include "process_for_test.hpp"
 
 namespace aitk::test {
 
@@ -56,7 +55,7 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
         }
     }
     CliResult r;
-    auto result = run_process_for_test(request);
+    auto result = util::run_process(request);
     if (!result) {
         r.err = "cannot start aitk-env: " + result.error().message;
         return r;
@@ -72,7 +71,7 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
 // timed out) has exit code -1 and says how it ended at the end of `err`.
 inline CliResult cli_result_of(const util::ProcessRequest& request) {
     CliResult r;
-    auto result = run_process_for_test(request);
+    auto result = util::run_process(request);
     if (!result) {
         r.err = "cannot start aitk-env: " + result.error().message;
         return r;
