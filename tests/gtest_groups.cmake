@@ -13,10 +13,11 @@
 # name tests not to run (ctest -E regexes over the same names gtest_discover_tests gives, with
 # the pretty parameter values); OUT.
 #
-# Names: a group of one test keeps the name gtest_discover_tests gives it; a larger group is
-# named by its first test, `Suite.First and 7 more` (the log of a failed group names each test).
-# Each group writes its results to WORKDIR/gtest-groups/<executable>-<n>.xml. No skip regex is set on a group: ctest would report a group that
-# holds a skipped and a failed test as skipped.
+# Names: a group of one test keeps the name gtest_discover_tests gives it (typed tests aside: we
+# have none); a larger group is named by its first test, `Suite.First and 7 more` (the log of a
+# failed group names each test). Each group writes its results to
+# WORKDIR/gtest-groups/<executable>-<n>.xml. No skip regex is set on a group: ctest would report
+# a group that holds a skipped and a failed test as skipped.
 cmake_minimum_required(VERSION 3.21)
 
 foreach(input EXE SIZE WORKDIR LABELS PROCESSORS OUT)
